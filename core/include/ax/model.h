@@ -1,0 +1,181 @@
+// The declared world: C++ mirrors of the gslb.ax.io/v1alpha1 resources (Domain, Region,
+// Node, Rule, Canary) as users write them. Plain data only: parsing lives in
+// model_parse.h, cross-object checks in validate.h, decisions elsewhere.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ax/ip.h"
+
+namespace ax {
+
+inline constexpr char kApiGroup[] = "gslb.ax.io";
+inline constexpr char kApiVersion[] = "gslb.ax.io/v1alpha1";
+
+// How a Domain orders and picks among its candidates (DESIGN §2).
+enum class Strategy : uint8_t {
+  kRegionPriority,    // "RegionPriority": region order, corrected by measured latency (default)
+  kWeightedRandom,    // "WeightedRandom": weights are shares of answers
+  kLeastConnections,  // "LeastConnections": lowest utilisation first
+  kConsistentHash,    // "ConsistentHash": rendezvous hashing on the client subnet
+  kLatency,           // "Latency": lowest measured latency first
+  kGeoClosest,        // "GeoClosest": great-circle distance client -> node
+  kFailover,          // "Failover": strict priority order, no correction
+};
+
+enum class AdminState : uint8_t { kActive, kDrain, kDisabled };
+enum class ProbeProtocol : uint8_t { kTcp, kHttp, kHttps };
+enum class RuleAction : uint8_t { kPin, kExclude, kWeight };
+
+// Where an object came from, for error messages: "examples/quickstart/nodes.yaml#3".
+struct ObjectMeta {
+  std::string name;
+  std::string namespace_name;
+  std::map<std::string, std::string> labels;
+  int64_t generation = 0;
+  std::string source;
+};
+
+struct TtlPolicy {
+  uint32_t steady = 300;
+  uint32_t failover = 60;
+  uint32_t canary = 120;
+};
+
+// What a Domain answers when no node can: an origin CNAME or fixed addresses.
+struct DomainFallback {
+  std::string cname;
+  std::vector<IpAddress> addresses;
+  bool empty() const { return cname.empty() && addresses.empty(); }
+};
+
+struct Domain {
+  ObjectMeta meta;
+  std::string fqdn;  // lower case, no trailing dot
+  std::string zone;  // lower case, no trailing dot; fqdn is inside it
+  Strategy strategy = Strategy::kRegionPriority;
+  std::map<std::string, std::string> node_selector;  // matchLabels on Node labels
+  uint32_t max_answers = 2;
+  TtlPolicy ttl;
+  uint32_t hysteresis_percent = 15;
+  DomainFallback fallback;
+  std::string grpc_service_config;  // JSON text, served as TXT _grpc_config.<fqdn>
+};
+
+struct RegionMatch {
+  std::vector<std::string> countries;     // ISO 3166-1 alpha-2, upper case
+  std::vector<std::string> subdivisions;  // ISO 3166-2, e.g. "CN-GD"
+  std::vector<uint32_t> asns;
+  std::vector<IpPrefix> cidrs;
+  bool catch_all = false;  // `default: true`: clients nothing else claims
+};
+
+struct Region {
+  ObjectMeta meta;
+  std::string area;
+  std::string isp;  // "any" when the region does not split by ISP
+  RegionMatch match;
+  std::vector<std::string> nodes;             // priority order
+  std::vector<std::string> fallback_regions;  // tried in order when no node is healthy
+};
+
+struct HealthCheck {
+  ProbeProtocol protocol = ProbeProtocol::kTcp;
+  uint16_t port = 0;
+  std::string path = "/";
+  std::string host;
+  std::vector<int> expect_status{200};
+  std::string body_match;
+  uint32_t timeout_ms = 2000;
+  uint32_t interval_ms = 5000;
+  uint32_t failure_threshold = 3;
+  uint32_t success_threshold = 5;
+  std::string token_secret_ref;
+};
+
+struct Capacity {
+  double bandwidth_mbps = 0;  // 0 = not declared
+  double connections = 0;     // 0 = not declared
+};
+
+struct GeoPoint {
+  double lat = 0;
+  double lon = 0;
+};
+
+struct Node {
+  ObjectMeta meta;
+  std::vector<IpAddress> addresses;
+  std::string area;
+  std::string isp;
+  std::optional<GeoPoint> location;
+  uint32_t weight = 100;
+  Capacity capacity;
+  std::optional<HealthCheck> health_check;  // absent: health follows adminState
+  std::string redirect_url;
+  AdminState admin_state = AdminState::kActive;
+};
+
+struct Rule {
+  ObjectMeta meta;
+  std::string domain;  // Domain object name
+  std::string region;  // empty: every region
+  std::string isp;     // empty: every ISP
+  RuleAction action = RuleAction::kPin;
+  std::string node;
+  uint32_t weight = 0;                // for kWeight
+  std::optional<int64_t> expires_at;  // unix seconds
+  std::string reason;
+};
+
+struct CanaryStep {
+  double percent = 0;
+  uint32_t pause_seconds = 0;
+};
+
+struct CanaryAnalysis {
+  uint32_t max_failures = 0;
+  double max_latency_ms = 0;  // 0 = not checked
+};
+
+struct Canary {
+  ObjectMeta meta;
+  std::string domain;  // Domain object name
+  std::string node;
+  std::vector<std::string> regions;  // empty: every region
+  std::vector<CanaryStep> steps;
+  CanaryAnalysis analysis;
+  // Status (written by the operator): the percent in force. Absent: the first step.
+  std::optional<double> status_percent;
+  std::string status_phase;
+
+  double EffectivePercent() const {
+    if (status_percent) return *status_percent;
+    return steps.empty() ? 0.0 : steps.front().percent;
+  }
+};
+
+// Everything declared, in file order. Names are unique per kind (validate.h checks).
+struct World {
+  std::vector<Domain> domains;
+  std::vector<Region> regions;
+  std::vector<Node> nodes;
+  std::vector<Rule> rules;
+  std::vector<Canary> canaries;
+};
+
+// Names used in manifests and snapshots for the enums above.
+const char* StrategyName(Strategy s);
+std::optional<Strategy> ParseStrategy(std::string_view name);
+const char* AdminStateName(AdminState s);
+std::optional<AdminState> ParseAdminState(std::string_view name);
+const char* ProbeProtocolName(ProbeProtocol p);
+std::optional<ProbeProtocol> ParseProbeProtocol(std::string_view name);
+const char* RuleActionName(RuleAction a);
+std::optional<RuleAction> ParseRuleAction(std::string_view name);
+
+}  // namespace ax

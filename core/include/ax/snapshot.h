@@ -1,0 +1,115 @@
+// The route table: the one contract between control plane and data plane (DESIGN §3).
+// A flat, index-based, immutable value: nodes, classification regions, domains and the
+// ranked candidate routes per (domain, region), with everything needed to explain an
+// answer. Building lives in build_snapshot.h, JSON in snapshot_json.h, picking in decide.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ax/ip.h"
+#include "ax/model.h"
+#include "ax/node_status.h"
+
+namespace ax {
+
+inline constexpr int kSnapshotFormatVersion = 1;
+inline constexpr uint32_t kNoIndex = UINT32_MAX;
+
+struct SnapshotNode {
+  std::string name;
+  std::vector<IpAddress> addresses;
+  std::string area;
+  std::string isp;
+  bool has_location = false;
+  GeoPoint location;
+  uint32_t weight = 100;
+  AdminState admin_state = AdminState::kActive;
+  Health health = Health::kUnknown;
+  double latency_ms = -1;   // -1: not measured
+  double utilisation = -1;  // max(load/capacity) over declared capacities; -1: unknown
+  std::string redirect_url;
+};
+
+struct SnapshotRegion {
+  std::string name;
+  std::string area;
+  std::string isp;
+  RegionMatch match;
+  std::vector<std::string> fallback_regions;
+};
+
+// The factors a candidate's score is the product of, each in (0, 1].
+struct ScoreParts {
+  double health = 1;
+  double load = 1;
+  double latency = 1;
+  double priority = 1;
+  double Total() const { return health * load * latency * priority; }
+};
+
+struct Candidate {
+  uint32_t node = kNoIndex;  // index into Snapshot::nodes
+  double weight = 0;         // effective weight used by weighted strategies
+  ScoreParts score;
+};
+
+// Which step of the fallback chain produced a route's candidates.
+enum class RouteSource : uint8_t {
+  kRegion,          // the client's own region
+  kFallbackRegion,  // one of its fallbackRegions (named in `via`)
+  kAllHealthy,      // every healthy node the domain selects
+  kDomainFallback,  // the domain's CNAME / fixed addresses
+  kFailOpen,        // nothing healthy and no domain fallback: not-disabled nodes, unverified
+};
+const char* RouteSourceName(RouteSource s);
+
+// Ranked candidates for one (domain, region). Routes are deduplicated: domains whose
+// routes are identical share one entry.
+struct Route {
+  RouteSource source = RouteSource::kRegion;
+  std::string via;                   // fallback region name, for kFallbackRegion
+  std::vector<Candidate> candidates;  // eligible, best first; empty for kDomainFallback
+  std::vector<std::string> rules;    // names of Rules that shaped this route
+  uint32_t canary = kNoIndex;        // index into Snapshot::canaries when one applies
+  bool hysteresis_held = false;      // the previous primary was kept against a challenger
+  int64_t failover_until_ms = 0;     // answers use the failover TTL until then
+  bool operator==(const Route&) const;
+};
+
+struct SnapshotCanary {
+  std::string name;
+  std::string domain;     // Domain object name
+  uint32_t node = kNoIndex;
+  double percent = 0;     // 0..100, share of client cohorts
+};
+
+struct SnapshotDomain {
+  std::string name;  // Domain object name
+  std::string fqdn;
+  std::string zone;
+  Strategy strategy = Strategy::kRegionPriority;
+  uint32_t max_answers = 2;
+  TtlPolicy ttl;
+  uint32_t hysteresis_percent = 15;
+  DomainFallback fallback;
+  std::string grpc_service_config;
+  // routes[i] is the index into Snapshot::routes for Snapshot::regions[i]; the extra last
+  // element is the route for clients no region claims (kAllHealthy or fallback).
+  std::vector<uint32_t> routes;
+};
+
+struct Snapshot {
+  int format_version = kSnapshotFormatVersion;
+  uint64_t version = 0;
+  int64_t generated_at_ms = 0;
+  std::string content_hash;  // over everything but version/generatedAt/hash
+  std::vector<SnapshotNode> nodes;
+  std::vector<SnapshotRegion> regions;
+  std::vector<SnapshotDomain> domains;
+  std::vector<Route> routes;
+  std::vector<SnapshotCanary> canaries;
+};
+
+}  // namespace ax

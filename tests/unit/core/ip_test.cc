@@ -1,0 +1,55 @@
+// IP address and prefix parsing: strictness is what catches manifest typos.
+#include "ax/ip.h"
+
+#include <gtest/gtest.h>
+
+namespace ax {
+namespace {
+
+TEST(IpTest, ParsesBothFamiliesAndRejectsJunk) {
+  ASSERT_TRUE(ParseIp("192.0.2.1"));
+  EXPECT_EQ(ParseIp("192.0.2.1")->family, IpFamily::kV4);
+  ASSERT_TRUE(ParseIp("2001:db8::1"));
+  EXPECT_EQ(ParseIp("2001:db8::1")->family, IpFamily::kV6);
+  for (const char* bad : {"", "1.2.3", "1.2.3.256", "example.com", "1.2.3.4 ", "::g"}) {
+    EXPECT_FALSE(ParseIp(bad)) << bad;
+  }
+}
+
+struct PrefixCase {
+  const char* text;
+  bool ok;
+  const char* error_part;
+};
+
+class PrefixTest : public ::testing::TestWithParam<PrefixCase> {};
+
+TEST_P(PrefixTest, StrictParse) {
+  std::string error;
+  auto p = ParsePrefix(GetParam().text, &error);
+  EXPECT_EQ(p.has_value(), GetParam().ok) << GetParam().text;
+  if (!GetParam().ok) {
+    EXPECT_NE(error.find(GetParam().error_part), std::string::npos) << error;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, PrefixTest,
+    ::testing::Values(PrefixCase{"10.0.0.0/8", true, ""}, PrefixCase{"0.0.0.0/0", true, ""},
+                      PrefixCase{"2001:db8::/32", true, ""}, PrefixCase{"10.0.0.1/8", false, "host bits"},
+                      PrefixCase{"10.0.0.0/33", false, "out of range"},
+                      PrefixCase{"10.0.0.0", false, "missing"},
+                      PrefixCase{"10.0.0.0/x", false, "not a number"},
+                      PrefixCase{"nope/8", false, "not an IP"}));
+
+TEST(IpTest, ContainsRespectsFamilyAndMask) {
+  auto p = *ParsePrefix("198.51.100.0/22");
+  EXPECT_TRUE(p.Contains(*ParseIp("198.51.103.255")));
+  EXPECT_FALSE(p.Contains(*ParseIp("198.51.104.0")));
+  EXPECT_FALSE(p.Contains(*ParseIp("::ffff:198.51.100.1")));
+  EXPECT_EQ(FormatPrefix(*ParsePrefix("2001:db8:ff00::/40")), "2001:db8:ff00::/40");
+  EXPECT_EQ(FormatIp(Mask(*ParseIp("2001:db8:1234:5678::1"), 56)), "2001:db8:1234:5600::");
+}
+
+}  // namespace
+}  // namespace ax

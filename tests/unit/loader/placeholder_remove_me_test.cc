@@ -1,0 +1,1 @@
+// Temporary: replaced by loader tests.
