@@ -30,6 +30,8 @@ struct SnapshotNode {
   double latency_ms = -1;   // -1: not measured
   double utilisation = -1;  // max(load/capacity) over declared capacities; -1: unknown
   std::string redirect_url;
+  // Derived, not serialised: Fnv1a64(name), filled by IndexSnapshot() for hashing picks.
+  uint64_t name_hash = 0;
 };
 
 struct SnapshotRegion {
@@ -64,6 +66,7 @@ enum class RouteSource : uint8_t {
   kFailOpen,        // nothing healthy and no domain fallback: not-disabled nodes, unverified
 };
 const char* RouteSourceName(RouteSource s);
+std::optional<RouteSource> ParseRouteSource(std::string_view name);
 
 // Ranked candidates for one (domain, region). Routes are deduplicated: domains whose
 // routes are identical share one entry.
@@ -83,6 +86,8 @@ struct SnapshotCanary {
   std::string domain;     // Domain object name
   uint32_t node = kNoIndex;
   double percent = 0;     // 0..100, share of client cohorts
+  // Derived, not serialised: Fnv1a64(name), salts the cohort hash per canary.
+  uint64_t name_hash = 0;
 };
 
 struct SnapshotDomain {
@@ -111,5 +116,8 @@ struct Snapshot {
   std::vector<Route> routes;
   std::vector<SnapshotCanary> canaries;
 };
+
+// Fills the derived fields (the name_hash members). Builder and parser both call it.
+void IndexSnapshot(Snapshot& snapshot);
 
 }  // namespace ax

@@ -1,0 +1,35 @@
+// The planner: declared World + believed node status (+ the previous snapshot,
+// for hysteresis and failover TTLs) -> a new route-table Snapshot. Pure:
+// `now_ms` and the version come in as options. Assumes a World that passed
+// validate.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ax/model.h"
+#include "ax/node_status.h"
+#include "ax/snapshot.h"
+
+namespace ax {
+
+struct BuildOptions {
+  int64_t now_ms = 0;
+  uint64_t version = 1;
+  // Before a node's first probe result: answer with it (at a health penalty) or
+  // not.
+  bool answer_unknown = true;
+  // After a health-driven change of a route's candidates, answers carry the
+  // failover TTL for this long so that resolvers re-ask soon while things
+  // settle.
+  int64_t failover_window_ms = 300'000;
+};
+
+// Builds the snapshot. `previous` may be null (first build). Deterministic: the
+// same inputs give the same snapshot (objects are ordered by name, not by input
+// order).
+Snapshot BuildSnapshot(const World& world, const StatusMap& status,
+                       const Snapshot* previous, const BuildOptions& options);
+
+}  // namespace ax

@@ -1,0 +1,126 @@
+// Client classification, level 1 of the route table (DESIGN §2): which Region a
+// client belongs to, from its address and what the geo/ASN databases said about
+// it, and how wide an ECS scope that answer holds for. Hot path: Classify never
+// allocates. Reading the databases is the DNS server's job; routes per region
+// are decide.h's.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "ax/ip.h"
+#include "ax/model.h"
+#include "ax/prefix_table.h"
+#include "ax/snapshot.h"
+
+namespace ax {
+
+// What the geo and ASN databases said about the client. Empty strings and asn 0
+// mean "unknown" and match nothing.
+struct GeoInfo {
+  std::string_view country;      // ISO 3166-1 alpha-2, upper case: "CN"
+  std::string_view subdivision;  // ISO 3166-2: "CN-GD"
+  uint32_t asn = 0;
+  bool has_location = false;
+  GeoPoint location;
+  // Length of the database network the answers above hold for (the longest of
+  // the geo and ASN databases' prefix lengths when both were consulted); -1:
+  // unknown, which makes geo-dependent answers scoped to the full address.
+  int geo_prefix_length = -1;
+};
+
+// Specificity of a geo-step match, 2 * geo level + ASN: a subdivision match
+// outranks any country match, equal geo is broken by also matching a declared
+// ASN list, and a region declaring only ASNs ranks below every geo match.
+// Values 1..5.
+inline constexpr uint8_t kGeoSubdivision = 4;
+inline constexpr uint8_t kGeoCountry = 2;
+inline constexpr uint8_t kGeoAsn = 1;
+
+struct Classification {
+  enum class Step : uint8_t { kCidr, kGeo, kCatchAll, kNone };
+  // Index into the regions the Classifier was built from.
+  uint32_t region = kNoIndex;
+  Step step = Step::kNone;
+  // kCidr: the matched prefix length. kGeo: the sum of the kGeo* values that
+  // matched. Otherwise 0.
+  uint8_t specificity = 0;
+  // ECS SCOPE PREFIX-LENGTH (RFC 7871 §7.2.1) for answers derived from this
+  // region; see Classifier::Classify for the rule.
+  int scope_prefix_length = 0;
+  IpPrefix cidr;  // kCidr: the matched prefix, for explanations
+};
+
+class Classifier {
+ public:
+  // Keeps indices into `regions`, not references: the vector may go away
+  // afterwards. A CIDR claimed by two regions goes to the first (validation
+  // reports such overlaps; here region order keeps the result deterministic).
+  explicit Classifier(const std::vector<SnapshotRegion>& regions);
+
+  // First step that claims the client wins:
+  //  1. kCidr: the longest prefix over every region's match.cidrs.
+  //  2. kGeo: regions whose declared criterion groups all match: the geo group
+  //     (subdivision in subdivisions, or country in countries) and the ASN
+  //     group (asn in asns). The highest specificity (kGeo* above) wins, ties
+  //     go to region order.
+  //  3. kCatchAll: the first region with match.catch_all.
+  //  4. kNone.
+  // Scope: D = cidr table CoveringDepth(client), the widest block with the same
+  // CIDR outcome (match or miss). A CIDR match, or any answer when no region
+  // has geo or ASN criteria, depends on nothing else: scope D (0 when there are
+  // no CIDRs either, as with a lone catch-all). Otherwise the geo step decided,
+  // even if only by matching nothing, so the answer holds only as far as the
+  // database network does too: max(D, geo_prefix_length), or the full address
+  // length when that is unknown. With ECS the client is the option's address;
+  // a scope longer than its source prefix is legitimate and tells the resolver
+  // the source was too short (RFC 7871 §7.2.1).
+  Classification Classify(const IpAddress& client, const GeoInfo& geo) const;
+
+ private:
+  // Lets the string-keyed maps be probed with a string_view without building a
+  // string (C++20 heterogeneous lookup needs both a transparent hash and
+  // equality).
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  using RegionList = std::vector<uint32_t>;  // ascending region indices
+  using StringIndex =
+      std::unordered_map<std::string, RegionList, StringHash, std::equal_to<>>;
+
+  // Per region: which criterion groups it declares.
+  static constexpr uint8_t kDeclaresGeo = 1;
+  static constexpr uint8_t kDeclaresAsn = 2;
+
+  static const RegionList* Find(const StringIndex& index, std::string_view key);
+  const RegionList* FindAsn(uint32_t asn) const;
+  // The best geo-step region and its specificity; kNoIndex and 0 when none
+  // matches.
+  std::pair<uint32_t, uint8_t> MatchGeo(const GeoInfo& geo) const;
+
+  PrefixTable cidrs_;
+  StringIndex by_subdivision_;
+  StringIndex by_country_;
+  std::unordered_map<uint32_t, RegionList> by_asn_;
+  std::vector<uint8_t> declares_;  // kDeclares* per region
+  bool has_geo_regions_ = false;
+  uint32_t catch_all_ = kNoIndex;
+};
+
+// One line for explanations, e.g. "cidr 203.0.113.0/24 of region
+// cn-south-telecom", "subdivision CN-GD + ASN 4134 -> region cn-south-telecom",
+// "no match; catch-all region default". `regions` and `geo` must be the ones
+// the classification was made with.
+std::string Describe(const Classification& c,
+                     const std::vector<SnapshotRegion>& regions,
+                     const GeoInfo& geo);
+
+}  // namespace ax

@@ -1,0 +1,35 @@
+// Name-based lookups into the previous snapshot, for what the builder carries
+// over between versions (hysteresis incumbents, failover windows). Indices may
+// shift between versions; names do not.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "ax/snapshot.h"
+
+namespace ax {
+
+class PreviousSnapshot {
+ public:
+  explicit PreviousSnapshot(const Snapshot* prev);
+
+  // The route (domain name, region name) had; region "" is the unclassified
+  // slot.
+  const Route* FindRoute(const std::string& domain,
+                         const std::string& region) const;
+  const std::string& NodeName(uint32_t index) const {
+    return prev_->nodes[index].name;
+  }
+  // The health a node had, or nullopt when it did not exist.
+  std::optional<Health> HealthOf(const std::string& node) const;
+
+ private:
+  const Snapshot* prev_;
+  std::unordered_map<std::string, size_t> domains_;
+  std::unordered_map<std::string, size_t> regions_;
+  std::unordered_map<std::string, Health> health_;
+};
+
+}  // namespace ax

@@ -1,0 +1,62 @@
+// Multi-vantage health quorum: combines each vantage's per-node tracker output
+// (health.h) into one verdict per node, ignoring stale reports and discounting
+// a vantage that is probably cut off. Pure: `now_ms` is an argument. Tracking a
+// single vantage's probes lives in health.h; reading ProbeReports at the edges.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ax/node_status.h"
+
+namespace ax {
+
+// One vantage's latest view: its trackers' ToStatus() per node name.
+struct VantageVerdicts {
+  std::string vantage;
+  int64_t observed_at_ms = 0;
+  std::map<std::string, NodeStatus> nodes;
+};
+
+struct QuorumPolicy {
+  int64_t max_age_ms = 30000;  // older reports are stale and ignored
+  // A vantage must report at least this many nodes, all Down, to be judged cut
+  // off: with one node, "all down" is just that node being down.
+  uint32_t min_nodes_for_cutoff = 2;
+};
+
+struct NodeVerdict {
+  Health health = Health::kUnknown;
+  uint32_t up_votes = 0;
+  uint32_t down_votes = 0;
+  uint32_t unknown_votes = 0;
+  std::vector<std::string> counted;     // vantages whose vote counted
+  std::vector<std::string> stale;       // reported this node, too old
+  std::vector<std::string> discounted;  // reported this node, cut off
+  std::optional<double> latency_ms;     // median over counted vantages
+  std::optional<NodeLoad> load;         // from the freshest counted vantage
+  int64_t health_changed_at_ms = 0;     // 0: unknown / never
+  std::string reason;  // "2/3 vantages up (vantage-c discounted: ...)"
+};
+
+struct QuorumResult {
+  std::map<std::string, NodeVerdict> nodes;   // every node any vantage reported
+  std::vector<std::string> cut_off_vantages;  // sorted
+  std::vector<std::string> stale_vantages;    // sorted
+
+  StatusMap ToStatusMap() const;
+};
+
+// Decides every reported node. Rules: a report older than max_age_ms is stale.
+// A fresh vantage reporting >= min_nodes_for_cutoff nodes, all Down, while
+// another fresh vantage sees one of those nodes Up, is cut off and discounted.
+// Among counted Up/Down votes the strict majority wins; a tie keeps the node Up
+// (fail-open); no Up/Down votes leave it Unknown. If a vantage name appears
+// twice, its freshest report is used.
+QuorumResult DecideQuorum(const std::vector<VantageVerdicts>& reports,
+                          int64_t now_ms, const QuorumPolicy& policy);
+
+}  // namespace ax

@@ -1,0 +1,441 @@
+// BuildSnapshot: for every (domain, region) walk the fallback chain, apply
+// manual rules and the canary, score and rank the candidates, hold the
+// incumbent primary against small improvements (hysteresis), and mark
+// health-driven changes for the failover TTL. Priority (DESIGN §2): manual Rule
+// > Canary > automatic.
+#include "ax/build_snapshot.h"
+
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+#include <unordered_map>
+
+#include "ax/hash.h"
+#include "ax/previous_snapshot.h"
+#include "ax/score.h"
+#include "ax/snapshot_json.h"
+
+namespace ax {
+namespace {
+
+template <typename T>
+std::vector<const T*> SortedByName(const std::vector<T>& items) {
+  std::vector<const T*> out;
+  out.reserve(items.size());
+  for (const T& item : items) out.push_back(&item);
+  std::sort(out.begin(), out.end(),
+            [](const T* a, const T* b) { return a->meta.name < b->meta.name; });
+  return out;
+}
+
+SnapshotNode MakeNode(const Node& node, const StatusMap& status) {
+  SnapshotNode n;
+  n.name = node.meta.name;
+  n.addresses = node.addresses;
+  n.area = node.area;
+  n.isp = node.isp;
+  n.has_location = node.location.has_value();
+  if (node.location) n.location = *node.location;
+  n.weight = node.weight;
+  n.admin_state = node.admin_state;
+  n.redirect_url = node.redirect_url;
+  auto it = status.find(node.meta.name);
+  if (!node.health_check) {
+    // Nothing probes this node: it is as healthy as its admin state says.
+    n.health = Health::kUp;
+  } else if (it != status.end()) {
+    n.health = it->second.health;
+  }
+  if (it != status.end()) {
+    n.latency_ms = it->second.latency_ms.value_or(-1);
+    n.utilisation = Utilisation(node.capacity, it->second.load);
+  }
+  return n;
+}
+
+bool Selects(const Domain& domain, const Node& node) {
+  for (const auto& [key, value] : domain.node_selector) {
+    auto it = node.meta.labels.find(key);
+    if (it == node.meta.labels.end() || it->second != value) return false;
+  }
+  return true;
+}
+
+bool IsRankingStrategy(Strategy s) {
+  return s == Strategy::kRegionPriority || s == Strategy::kLatency ||
+         s == Strategy::kLeastConnections;
+}
+
+// Stable content hash of a route, to share identical routes between domains.
+uint64_t HashRoute(const Route& r) {
+  uint64_t h = Fnv1a64(r.via, static_cast<uint64_t>(r.source) + 1);
+  auto mix = [&h](uint64_t v) { h = Mix64(h ^ v); };
+  auto mix_double = [&mix](double d) {
+    uint64_t bits;
+    std::memcpy(&bits, &d, sizeof bits);
+    mix(bits);
+  };
+  for (const Candidate& c : r.candidates) {
+    mix(c.node);
+    mix_double(c.weight);
+    mix_double(c.score.Total());
+  }
+  for (const std::string& rule : r.rules) h = Fnv1a64(rule, h);
+  mix(r.canary);
+  mix(r.hysteresis_held);
+  mix(static_cast<uint64_t>(r.failover_until_ms));
+  return h;
+}
+
+// What every route of one build shares.
+struct BuildContext {
+  const Snapshot& snap;
+  const BuildOptions& opts;
+  const PreviousSnapshot& prev;
+  std::unordered_map<std::string, uint32_t> node_index;
+  std::unordered_map<std::string, const Region*> regions;
+};
+
+// What every route of one domain shares.
+struct DomainContext {
+  const Domain& domain;
+  std::vector<bool>
+      selected;  // by node index: the domain's nodeSelector matches
+  std::vector<const Rule*>
+      rules;  // active (unexpired) rules of this domain, by name
+  uint32_t canary = kNoIndex;  // index into snap.canaries
+  const Canary* canary_spec = nullptr;
+};
+
+class RoutePlanner {
+ public:
+  RoutePlanner(const BuildContext& b, const DomainContext& d,
+               const Region* region)
+      : b_(b), d_(d), region_(region) {}
+
+  Route Plan() {
+    const bool canary_applies = CanaryCovers();
+    Route route = Collect(canary_applies);
+    if (canary_applies) {
+      if (HasPin(route) || route.source == RouteSource::kDomainFallback ||
+          route.source == RouteSource::kFailOpen) {
+        // A manual pin outranks the canary; and when the canary node is the
+        // only one that can serve, everybody gets it rather than a fallback.
+        // Plan it as a normal node.
+        route = Collect(false);
+      } else {
+        route.canary = d_.canary;
+      }
+    }
+    const Route* before = b_.prev.FindRoute(d_.domain.meta.name,
+                                            region_ ? region_->meta.name : "");
+    std::stable_sort(route.candidates.begin(), route.candidates.end(),
+                     [](const Candidate& a, const Candidate& b) {
+                       return a.score.Total() > b.score.Total();
+                     });
+    ApplyHysteresis(route, before);
+    MarkFailover(route, before);
+    return route;
+  }
+
+ private:
+  struct Member {
+    uint32_t node;
+    size_t position;
+  };
+
+  bool RuleMatches(const Rule& rule) const {
+    if (!rule.region.empty() && (!region_ || rule.region != region_->meta.name))
+      return false;
+    if (!rule.isp.empty() && (!region_ || rule.isp != region_->isp))
+      return false;
+    return true;
+  }
+
+  bool CanaryCovers() const {
+    const Canary* spec = d_.canary_spec;
+    if (!spec) return false;
+    if (spec->regions.empty()) return true;
+    return region_ && std::find(spec->regions.begin(), spec->regions.end(),
+                                region_->meta.name) != spec->regions.end();
+  }
+
+  bool HasPin(const Route& route) const {
+    return std::any_of(d_.rules.begin(), d_.rules.end(), [&](const Rule* r) {
+      return r->action == RuleAction::kPin &&
+             std::find(route.rules.begin(), route.rules.end(), r->meta.name) !=
+                 route.rules.end();
+    });
+  }
+
+  static void NoteRule(Route& route, const Rule& rule) {
+    if (std::find(route.rules.begin(), route.rules.end(), rule.meta.name) ==
+        route.rules.end()) {
+      route.rules.push_back(rule.meta.name);
+    }
+  }
+
+  bool Usable(uint32_t n) const {
+    return d_.selected[n] && Eligible(b_.snap.nodes[n], b_.opts.answer_unknown);
+  }
+
+  bool Excluded(uint32_t n, Route& route) const {
+    for (const Rule* rule : d_.rules) {
+      if (rule->action == RuleAction::kExclude && RuleMatches(*rule) &&
+          b_.node_index.at(rule->node) == n) {
+        NoteRule(route, *rule);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Appends the usable nodes among `names` (in order) that are not excluded.
+  void AddMembers(const std::vector<std::string>& names, bool skip_canary,
+                  Route& route, std::vector<Member>& out) const {
+    for (const std::string& name : names) {
+      auto it = b_.node_index.find(name);
+      if (it == b_.node_index.end() || !Usable(it->second)) continue;
+      const uint32_t n = it->second;
+      if (skip_canary && n == b_.snap.canaries[d_.canary].node) continue;
+      if (Excluded(n, route)) continue;
+      if (std::none_of(out.begin(), out.end(),
+                       [n](const Member& m) { return m.node == n; })) {
+        out.push_back({n, out.size()});
+      }
+    }
+  }
+
+  // The fallback chain: pins, region, fallbackRegions, all healthy, domain
+  // fallback, fail-open. The first step with a usable node wins.
+  Route Collect(bool skip_canary) const {
+    Route route;
+    std::vector<Member> members;
+    for (const Rule* rule : d_.rules) {
+      if (rule->action != RuleAction::kPin || !RuleMatches(*rule)) continue;
+      const uint32_t n = b_.node_index.at(rule->node);
+      // A pin to a node that cannot serve is not honoured: never a dead answer.
+      if (!Usable(n)) continue;
+      NoteRule(route, *rule);
+      members.push_back({n, members.size()});
+    }
+    if (!members.empty()) return Finish(std::move(route), members);
+
+    if (region_) {
+      AddMembers(region_->nodes, skip_canary, route, members);
+      if (!members.empty()) return Finish(std::move(route), members);
+      for (const std::string& name : region_->fallback_regions) {
+        auto fb = b_.regions.find(name);
+        if (fb == b_.regions.end()) continue;
+        AddMembers(fb->second->nodes, skip_canary, route, members);
+        if (!members.empty()) {
+          route.source = RouteSource::kFallbackRegion;
+          route.via = name;
+          return Finish(std::move(route), members);
+        }
+      }
+    }
+    std::vector<std::string> all;
+    for (const SnapshotNode& n : b_.snap.nodes) all.push_back(n.name);
+    AddMembers(all, skip_canary, route, members);
+    if (!members.empty()) {
+      for (Member& m : members)
+        m.position = 0;  // no declared order among all nodes
+      route.source = RouteSource::kAllHealthy;
+      return Finish(std::move(route), members);
+    }
+    if (!d_.domain.fallback.empty()) {
+      route.source = RouteSource::kDomainFallback;
+      return route;
+    }
+    // Fail open: nothing is known healthy and there is nowhere else to send
+    // clients; unverified nodes beat no answer (DESIGN §3). Only disabled nodes
+    // stay out.
+    route.source = RouteSource::kFailOpen;
+    for (uint32_t n = 0; n < b_.snap.nodes.size(); ++n) {
+      if (d_.selected[n] &&
+          b_.snap.nodes[n].admin_state != AdminState::kDisabled) {
+        members.push_back({n, 0});
+      }
+    }
+    return Finish(std::move(route), members);
+  }
+
+  Route Finish(Route route, const std::vector<Member>& members) const {
+    std::vector<uint32_t> ids;
+    for (const Member& m : members) ids.push_back(m.node);
+    const RouteLatency latency = MeasureRouteLatency(b_.snap.nodes, ids);
+    for (const Member& m : members) {
+      Candidate c;
+      c.node = m.node;
+      c.score = ComputeScore(d_.domain.strategy, b_.snap.nodes[m.node],
+                             m.position, latency);
+      c.weight = WeightOf(m.node, route) * c.score.health * c.score.load;
+      route.candidates.push_back(c);
+    }
+    return route;
+  }
+
+  double WeightOf(uint32_t n, Route& route) const {
+    for (const Rule* rule : d_.rules) {
+      if (rule->action == RuleAction::kWeight && RuleMatches(*rule) &&
+          b_.node_index.at(rule->node) == n) {
+        NoteRule(route, *rule);
+        return rule->weight;
+      }
+    }
+    return b_.snap.nodes[n].weight;
+  }
+
+  // The current primary stays unless a challenger is better by more than the
+  // domain's hysteresis percent, so that small score changes do not move
+  // traffic back and forth.
+  void ApplyHysteresis(Route& route, const Route* before) const {
+    if (!before || before->candidates.empty() || route.candidates.size() < 2)
+      return;
+    if (!IsRankingStrategy(d_.domain.strategy) ||
+        route.source == RouteSource::kFailOpen)
+      return;
+    const std::string& incumbent =
+        b_.prev.NodeName(before->candidates.front().node);
+    auto it = std::find_if(route.candidates.begin(), route.candidates.end(),
+                           [&](const Candidate& c) {
+                             return b_.snap.nodes[c.node].name == incumbent;
+                           });
+    if (it == route.candidates.begin() || it == route.candidates.end()) return;
+    const double threshold =
+        it->score.Total() * (1 + d_.domain.hysteresis_percent / 100.0);
+    if (route.candidates.front().score.Total() > threshold) return;
+    std::rotate(route.candidates.begin(), it, it + 1);
+    route.hysteresis_held = true;
+  }
+
+  // A change of the candidate set caused by a health change opens the failover
+  // window; otherwise an open window carries over until it ends.
+  void MarkFailover(Route& route, const Route* before) const {
+    if (!before) return;
+    std::vector<std::string> now_names, old_names, changed;
+    for (const Candidate& c : route.candidates)
+      now_names.push_back(b_.snap.nodes[c.node].name);
+    for (const Candidate& c : before->candidates)
+      old_names.push_back(b_.prev.NodeName(c.node));
+    std::sort(now_names.begin(), now_names.end());
+    std::sort(old_names.begin(), old_names.end());
+    std::set_symmetric_difference(now_names.begin(), now_names.end(),
+                                  old_names.begin(), old_names.end(),
+                                  std::back_inserter(changed));
+    const bool health_driven =
+        std::any_of(changed.begin(), changed.end(), [&](const auto& name) {
+          auto it = b_.node_index.find(name);
+          const std::optional<Health> was = b_.prev.HealthOf(name);
+          return it == b_.node_index.end() || !was ||
+                 *was != b_.snap.nodes[it->second].health;
+        });
+    if (health_driven) {
+      route.failover_until_ms = b_.opts.now_ms + b_.opts.failover_window_ms;
+    } else if (before->failover_until_ms > b_.opts.now_ms) {
+      route.failover_until_ms = before->failover_until_ms;
+    }
+  }
+
+  const BuildContext& b_;
+  const DomainContext& d_;
+  const Region* region_;
+};
+
+DomainContext MakeDomainContext(const Domain& domain, const World& world,
+                                const Snapshot& snap, const BuildContext& b,
+                                const std::vector<const Canary*>& canaries) {
+  DomainContext d{domain};
+  d.selected.resize(snap.nodes.size());
+  for (const Node& node : world.nodes) {
+    d.selected[b.node_index.at(node.meta.name)] = Selects(domain, node);
+  }
+  for (const Rule* rule : SortedByName(world.rules)) {
+    const bool expired =
+        rule->expires_at && *rule->expires_at * 1000 <= b.opts.now_ms;
+    if (rule->domain == domain.meta.name && !expired) d.rules.push_back(rule);
+  }
+  for (uint32_t i = 0; i < canaries.size(); ++i) {
+    const SnapshotCanary& c = snap.canaries[i];
+    if (c.domain == domain.meta.name && d.selected[c.node] &&
+        Eligible(snap.nodes[c.node], b.opts.answer_unknown)) {
+      d.canary = i;
+      d.canary_spec = canaries[i];
+      break;
+    }
+  }
+  return d;
+}
+
+// Appends `route` unless an identical one exists; returns its index.
+uint32_t InternRoute(
+    Route route, Snapshot& snap,
+    std::unordered_map<uint64_t, std::vector<uint32_t>>& seen) {
+  auto& bucket = seen[HashRoute(route)];
+  for (uint32_t i : bucket) {
+    if (snap.routes[i] == route) return i;
+  }
+  snap.routes.push_back(std::move(route));
+  bucket.push_back(static_cast<uint32_t>(snap.routes.size() - 1));
+  return bucket.back();
+}
+
+}  // namespace
+
+Snapshot BuildSnapshot(const World& world, const StatusMap& status,
+                       const Snapshot* previous, const BuildOptions& options) {
+  Snapshot snap;
+  snap.version = options.version;
+  snap.generated_at_ms = options.now_ms;
+  const PreviousSnapshot prev(previous);
+  BuildContext b{snap, options, prev, {}, {}};
+
+  for (const Node* node : SortedByName(world.nodes)) {
+    b.node_index[node->meta.name] = static_cast<uint32_t>(snap.nodes.size());
+    snap.nodes.push_back(MakeNode(*node, status));
+  }
+  const std::vector<const Region*> regions = SortedByName(world.regions);
+  for (const Region* region : regions) {
+    b.regions[region->meta.name] = region;
+    snap.regions.push_back({region->meta.name, region->area, region->isp,
+                            region->match, region->fallback_regions});
+  }
+  std::vector<const Canary*> canaries;
+  for (const Canary* canary : SortedByName(world.canaries)) {
+    const double percent = std::clamp(canary->EffectivePercent(), 0.0, 100.0);
+    auto node = b.node_index.find(canary->node);
+    if (percent <= 0 || node == b.node_index.end()) continue;
+    snap.canaries.push_back(
+        {canary->meta.name, canary->domain, node->second, percent});
+    canaries.push_back(canary);
+  }
+  IndexSnapshot(snap);
+
+  std::unordered_map<uint64_t, std::vector<uint32_t>> seen;
+  for (const Domain* domain : SortedByName(world.domains)) {
+    const DomainContext d =
+        MakeDomainContext(*domain, world, snap, b, canaries);
+    SnapshotDomain out;
+    out.name = domain->meta.name;
+    out.fqdn = domain->fqdn;
+    out.zone = domain->zone;
+    out.strategy = domain->strategy;
+    out.max_answers = domain->max_answers;
+    out.ttl = domain->ttl;
+    out.hysteresis_percent = domain->hysteresis_percent;
+    out.fallback = domain->fallback;
+    out.grpc_service_config = domain->grpc_service_config;
+    for (const Region* region : regions) {
+      out.routes.push_back(
+          InternRoute(RoutePlanner(b, d, region).Plan(), snap, seen));
+    }
+    out.routes.push_back(
+        InternRoute(RoutePlanner(b, d, nullptr).Plan(), snap, seen));
+    snap.domains.push_back(std::move(out));
+  }
+  snap.content_hash = ComputeContentHash(snap);
+  return snap;
+}
+
+}  // namespace ax

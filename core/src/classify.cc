@@ -1,0 +1,157 @@
+// Classifier: build-time indexing of region match criteria (allocates) and the
+// per-query classification (must not allocate), plus its text explanation.
+#include "ax/classify.h"
+
+#include <algorithm>
+#include <array>
+
+namespace ax {
+namespace {
+
+// Appends `region` unless it is already last: regions are indexed in order, so
+// this drops only a region listing the same key twice.
+void AddRegion(std::vector<uint32_t>& list, uint32_t region) {
+  if (list.empty() || list.back() != region) list.push_back(region);
+}
+
+}  // namespace
+
+Classifier::Classifier(const std::vector<SnapshotRegion>& regions)
+    : declares_(regions.size(), 0) {
+  for (uint32_t r = 0; r < regions.size(); ++r) {
+    const RegionMatch& match = regions[r].match;
+    for (const IpPrefix& cidr : match.cidrs) cidrs_.Insert(cidr, r);
+    for (const std::string& s : match.subdivisions) {
+      AddRegion(by_subdivision_[s], r);
+    }
+    for (const std::string& c : match.countries) AddRegion(by_country_[c], r);
+    for (uint32_t asn : match.asns) AddRegion(by_asn_[asn], r);
+    if (!match.subdivisions.empty() || !match.countries.empty()) {
+      declares_[r] |= kDeclaresGeo;
+    }
+    if (!match.asns.empty()) declares_[r] |= kDeclaresAsn;
+    has_geo_regions_ = has_geo_regions_ || declares_[r] != 0;
+    if (match.catch_all && catch_all_ == kNoIndex) catch_all_ = r;
+  }
+}
+
+const Classifier::RegionList* Classifier::Find(const StringIndex& index,
+                                               std::string_view key) {
+  if (key.empty()) return nullptr;
+  auto it = index.find(key);
+  return it == index.end() ? nullptr : &it->second;
+}
+
+const Classifier::RegionList* Classifier::FindAsn(uint32_t asn) const {
+  if (asn == 0) return nullptr;
+  auto it = by_asn_.find(asn);
+  return it == by_asn_.end() ? nullptr : &it->second;
+}
+
+std::pair<uint32_t, uint8_t> Classifier::MatchGeo(const GeoInfo& geo) const {
+  enum { kSubdivision, kCountry, kAsn };
+  // Only regions listing one of the client's keys can match. Merging the three
+  // ascending lists visits each such region once, in region order, with which
+  // lists named it; keeping only strictly better scores makes ties go to the
+  // first region.
+  const std::array<const RegionList*, 3> lists = {
+      Find(by_subdivision_, geo.subdivision), Find(by_country_, geo.country),
+      FindAsn(geo.asn)};
+  std::array<size_t, 3> pos = {};
+  std::array<uint32_t, 3>
+      heads;  // each list's current entry; kNoIndex at the end
+  auto advance = [&](int i) {
+    heads[i] = lists[i] && pos[i] < lists[i]->size() ? (*lists[i])[pos[i]++]
+                                                     : kNoIndex;
+  };
+  for (int i = 0; i < 3; ++i) advance(i);
+  uint32_t best = kNoIndex;
+  uint8_t best_score = 0;
+  while (true) {
+    const uint32_t r = std::min({heads[0], heads[1], heads[2]});
+    if (r == kNoIndex) break;
+    std::array<bool, 3> hit{};
+    for (int i = 0; i < 3; ++i) {
+      hit[i] = heads[i] == r;
+      if (hit[i]) advance(i);
+    }
+    const bool geo_ok =
+        !(declares_[r] & kDeclaresGeo) || hit[kSubdivision] || hit[kCountry];
+    const bool asn_ok = !(declares_[r] & kDeclaresAsn) || hit[kAsn];
+    if (!geo_ok || !asn_ok) continue;
+    uint8_t score = hit[kSubdivision] ? kGeoSubdivision
+                    : hit[kCountry]   ? kGeoCountry
+                                      : 0;
+    if (declares_[r] & kDeclaresAsn) score += kGeoAsn;
+    if (score > best_score) {
+      best = r;
+      best_score = score;
+    }
+  }
+  return {best, best_score};
+}
+
+Classification Classifier::Classify(const IpAddress& client,
+                                    const GeoInfo& geo) const {
+  using Step = Classification::Step;
+  Classification out;
+  const PrefixTable::Result cidr = cidrs_.Query(client);
+  out.scope_prefix_length = cidr.covering_depth;
+  if (cidr.match) {
+    out.region = cidr.match->value;
+    out.step = Step::kCidr;
+    out.specificity = static_cast<uint8_t>(cidr.match->prefix_length);
+    out.cidr = {Mask(client, cidr.match->prefix_length),
+                cidr.match->prefix_length};
+    return out;
+  }
+  if (has_geo_regions_) {
+    const int geo_scope =
+        geo.geo_prefix_length < 0
+            ? client.BitLength()
+            : std::min(geo.geo_prefix_length, client.BitLength());
+    out.scope_prefix_length = std::max(out.scope_prefix_length, geo_scope);
+    const auto [region, score] = MatchGeo(geo);
+    if (region != kNoIndex) {
+      out.region = region;
+      out.step = Step::kGeo;
+      out.specificity = score;
+      return out;
+    }
+  }
+  if (catch_all_ != kNoIndex) {
+    out.region = catch_all_;
+    out.step = Step::kCatchAll;
+  }
+  return out;
+}
+
+std::string Describe(const Classification& c,
+                     const std::vector<SnapshotRegion>& regions,
+                     const GeoInfo& geo) {
+  using Step = Classification::Step;
+  switch (c.step) {
+    case Step::kCidr:
+      return "cidr " + FormatPrefix(c.cidr) + " of region " +
+             regions[c.region].name;
+    case Step::kGeo: {
+      std::string why;
+      if (c.specificity & kGeoSubdivision) {
+        why = "subdivision " + std::string(geo.subdivision);
+      } else if (c.specificity & kGeoCountry) {
+        why = "country " + std::string(geo.country);
+      }
+      if (c.specificity & kGeoAsn) {
+        why += (why.empty() ? "ASN " : " + ASN ") + std::to_string(geo.asn);
+      }
+      return why + " -> region " + regions[c.region].name;
+    }
+    case Step::kCatchAll:
+      return "no match; catch-all region " + regions[c.region].name;
+    case Step::kNone:
+      break;
+  }
+  return "no match; no catch-all region";
+}
+
+}  // namespace ax

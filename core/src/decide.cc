@@ -1,0 +1,238 @@
+// Decide: the query-time half of the strategies. Ranked strategies were ordered
+// by the builder; weighted random draws, consistent hashing and geo-closest
+// need the query.
+#include "ax/decide.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ax/hash.h"
+
+namespace ax {
+namespace {
+
+bool HasFamily(const SnapshotNode& node, std::optional<IpFamily> family) {
+  if (!family) return !node.addresses.empty();
+  for (const IpAddress& a : node.addresses) {
+    if (a.family == *family) return true;
+  }
+  return false;
+}
+
+bool AlreadyPicked(const Answer& answer, uint32_t node) {
+  for (uint32_t i = 0; i < answer.count; ++i) {
+    if (answer.nodes[i] == node) return true;
+  }
+  return false;
+}
+
+// Uniform in (0, 1), never 0 so that its log is finite.
+double UnitInterval(uint64_t h) {
+  return (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-53;
+}
+
+// Candidates in route order, first fit.
+void PickInOrder(const Snapshot& s, const Route& route,
+                 std::optional<IpFamily> family, uint32_t limit,
+                 Answer& answer) {
+  for (const Candidate& c : route.candidates) {
+    if (answer.count >= limit) return;
+    if (HasFamily(s.nodes[c.node], family) && !AlreadyPicked(answer, c.node)) {
+      answer.nodes[answer.count++] = c.node;
+    }
+  }
+}
+
+// Weighted sampling without replacement: the first answer follows the weights
+// exactly (5:3:2 -> 50%/30%/20% of answers lead with each), later ones among
+// the rest.
+void PickWeighted(const Snapshot& s, const Route& route,
+                  std::optional<IpFamily> family, uint32_t limit, Rng& rng,
+                  Answer& answer) {
+  while (answer.count < limit) {
+    double total = 0;
+    for (const Candidate& c : route.candidates) {
+      if (c.weight > 0 && HasFamily(s.nodes[c.node], family) &&
+          !AlreadyPicked(answer, c.node)) {
+        total += c.weight;
+      }
+    }
+    if (total <= 0) break;
+    double draw = rng.Uniform() * total;
+    uint32_t chosen = kNoIndex;
+    for (const Candidate& c : route.candidates) {
+      if (c.weight <= 0 || !HasFamily(s.nodes[c.node], family) ||
+          AlreadyPicked(answer, c.node)) {
+        continue;
+      }
+      chosen = c.node;
+      draw -= c.weight;
+      if (draw < 0) break;
+    }
+    answer.nodes[answer.count++] = chosen;
+  }
+  PickInOrder(s, route, family, limit,
+              answer);  // zero-weight nodes only if room is left
+}
+
+// Keeps the `limit` candidates with the highest key (ties: route order), best
+// first.
+template <typename KeyFn>
+void PickTopKeys(const Snapshot& s, const Route& route,
+                 std::optional<IpFamily> family, uint32_t limit, KeyFn key_of,
+                 DecisionTrace* trace, Answer& answer) {
+  std::array<double, kMaxAnswers> best{};
+  const uint32_t start = answer.count;
+  for (size_t i = 0; i < route.candidates.size(); ++i) {
+    const Candidate& c = route.candidates[i];
+    const double key = key_of(c);
+    if (trace && i < kMaxAnswers) trace->keys[trace->keys_count++] = key;
+    if (!HasFamily(s.nodes[c.node], family) || AlreadyPicked(answer, c.node))
+      continue;
+    uint32_t pos = answer.count;
+    while (pos > start && best[pos - 1] < key) --pos;
+    if (pos >= limit) continue;
+    const uint32_t last = std::min(answer.count, limit - 1);
+    for (uint32_t j = last; j > pos; --j) {
+      answer.nodes[j] = answer.nodes[j - 1];
+      best[j] = best[j - 1];
+    }
+    answer.nodes[pos] = c.node;
+    best[pos] = key;
+    answer.count = std::min(answer.count + 1, limit);
+  }
+}
+
+void PickByStrategy(const Snapshot& s, const SnapshotDomain& d,
+                    const Route& route, const ClientContext& client,
+                    std::optional<IpFamily> family, uint32_t limit, Rng& rng,
+                    DecisionTrace* trace, Answer& answer) {
+  switch (d.strategy) {
+    case Strategy::kWeightedRandom:
+      PickWeighted(s, route, family, limit, rng, answer);
+      return;
+    case Strategy::kConsistentHash:
+      // Weighted rendezvous hashing: each (subnet, node) pair draws a key; the
+      // highest keys win. Adding a node only takes the clients for which it now
+      // wins (~1/N).
+      PickTopKeys(
+          s, route, family, limit,
+          [&](const Candidate& c) {
+            const double u =
+                UnitInterval(Mix64(client.cohort ^ s.nodes[c.node].name_hash));
+            return c.weight > 0 ? c.weight / -std::log(u) : 0.0;
+          },
+          trace, answer);
+      return;
+    case Strategy::kGeoClosest:
+      if (client.has_location) {
+        PickTopKeys(
+            s, route, family, limit,
+            [&](const Candidate& c) {
+              const SnapshotNode& n = s.nodes[c.node];
+              if (!n.has_location) return -1e9;  // unknown position: last
+              // Penalised nodes count as farther away: distance / (health x
+              // load).
+              return -DistanceKm(client.location, n.location) /
+                     (c.score.health * c.score.load);
+            },
+            trace, answer);
+        return;
+      }
+      break;  // no client position: the builder's order
+    default:
+      break;
+  }
+  PickInOrder(s, route, family, limit, answer);
+}
+
+}  // namespace
+
+const char* TtlReasonName(TtlReason r) {
+  switch (r) {
+    case TtlReason::kSteady:
+      return "steady";
+    case TtlReason::kFailover:
+      return "failover";
+    case TtlReason::kCanary:
+      return "canary";
+    case TtlReason::kFallback:
+      return "fallback";
+  }
+  return "?";
+}
+
+uint64_t ClientCohort(const IpAddress& client) {
+  const IpAddress subnet =
+      Mask(client, client.family == IpFamily::kV4 ? 24 : 56);
+  uint64_t hi = 0, lo = 0;
+  for (int i = 0; i < 8; ++i) {
+    hi = hi << 8 | subnet.bytes[i];
+    lo = lo << 8 | subnet.bytes[i + 8];
+  }
+  return Mix64(Mix64(hi ^ static_cast<uint64_t>(client.family)) ^ lo);
+}
+
+double DistanceKm(const GeoPoint& a, const GeoPoint& b) {
+  constexpr double kEarthRadiusKm = 6371.0;
+  constexpr double kRad = M_PI / 180.0;
+  const double dlat = (b.lat - a.lat) * kRad;
+  const double dlon = (b.lon - a.lon) * kRad;
+  const double h = std::sin(dlat / 2) * std::sin(dlat / 2) +
+                   std::cos(a.lat * kRad) * std::cos(b.lat * kRad) *
+                       std::sin(dlon / 2) * std::sin(dlon / 2);
+  return 2 * kEarthRadiusKm * std::asin(std::min(1.0, std::sqrt(h)));
+}
+
+Answer Decide(const Snapshot& s, const SnapshotDomain& d, uint32_t region,
+              const ClientContext& client, std::optional<IpFamily> family,
+              int64_t now_ms, Rng& rng, DecisionTrace* trace) {
+  Answer answer;
+  const size_t slot =
+      region < d.routes.size() - 1 ? region : d.routes.size() - 1;
+  answer.route = d.routes[slot];
+  const Route& route = s.routes[answer.route];
+  answer.source = route.source;
+  if (route.source == RouteSource::kDomainFallback ||
+      route.source == RouteSource::kFailOpen) {
+    answer.ttl = d.ttl.failover;
+    answer.ttl_reason = TtlReason::kFallback;
+    if (route.source == RouteSource::kFailOpen)
+      PickInOrder(s, route, family, 1, answer);
+    return answer;
+  }
+  const uint32_t limit = std::min(d.max_answers, kMaxAnswers);
+  answer.ttl = d.ttl.steady;
+  if (route.canary != kNoIndex) {
+    const SnapshotCanary& canary = s.canaries[route.canary];
+    // Stable cohorts: the bucket depends only on (client subnet, canary), so
+    // raising the percent only adds clients; nobody already in the canary
+    // leaves it.
+    const uint64_t bucket =
+        Mix64(client.cohort ^ canary.name_hash) % kCohortBuckets;
+    if (trace) {
+      trace->canary_considered = true;
+      trace->canary_bucket = bucket;
+      trace->canary_percent = canary.percent;
+    }
+    if (static_cast<double>(bucket) < canary.percent * (kCohortBuckets / 100) &&
+        HasFamily(s.nodes[canary.node], family)) {
+      answer.nodes[answer.count++] = canary.node;
+      answer.canary = true;
+    }
+    // Both sides of the split re-ask sooner, so that a step change takes
+    // effect.
+    if (d.ttl.canary < answer.ttl) {
+      answer.ttl = d.ttl.canary;
+      answer.ttl_reason = TtlReason::kCanary;
+    }
+  }
+  if (now_ms < route.failover_until_ms && d.ttl.failover <= answer.ttl) {
+    answer.ttl = d.ttl.failover;
+    answer.ttl_reason = TtlReason::kFailover;
+  }
+  PickByStrategy(s, d, route, client, family, limit, rng, trace, answer);
+  return answer;
+}
+
+}  // namespace ax

@@ -1,0 +1,107 @@
+// The per-vantage health state machine (health.h) and the Health enum's names.
+// Pure: no clocks; every timestamp comes from the ProbeResult being observed.
+#include "ax/health.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ax {
+
+const char* HealthName(Health h) {
+  switch (h) {
+    case Health::kUnknown:
+      return "Unknown";
+    case Health::kUp:
+      return "Up";
+    case Health::kDown:
+      return "Down";
+  }
+  return "?";
+}
+
+HealthPolicy HealthPolicy::FromHealthCheck(const HealthCheck& check) {
+  HealthPolicy policy;
+  policy.failure_threshold = check.failure_threshold;
+  policy.success_threshold = check.success_threshold;
+  return policy;
+}
+
+size_t HealthPolicy::EffectiveLatencyWindow() const {
+  return std::clamp(latency_window, kMinLatencyWindow, kMaxLatencyWindow);
+}
+
+Transition HealthTracker::Observe(const ProbeResult& result,
+                                  const HealthPolicy& policy) {
+  const Health from = state_;
+  // Equal timestamps are ignored too, so replaying a report is a no-op.
+  if (last_at_ms_ && result.at_ms <= *last_at_ms_) return {from, from, false};
+  last_at_ms_ = result.at_ms;
+
+  if (result.load) load_ = result.load;
+  if (result.ok) {
+    ++ok_streak_;
+    fail_streak_ = 0;
+    last_error_.clear();
+    if (result.latency_ms) AddLatencySample(*result.latency_ms, policy);
+  } else {
+    ++fail_streak_;
+    ok_streak_ = 0;
+    last_error_ = result.error;
+  }
+
+  const Health to = NextState(policy);
+  if (to != from) {
+    state_ = to;
+    changed_at_ms_ = result.at_ms;
+    if (from != Health::kUnknown) ++transitions_;
+  }
+  return {from, to, to != from};
+}
+
+Health HealthTracker::NextState(const HealthPolicy& policy) const {
+  // A threshold of 0 would mean "change without evidence"; treat it as 1.
+  const uint32_t fall = std::max<uint32_t>(1, policy.failure_threshold);
+  const uint32_t rise = std::max<uint32_t>(1, policy.success_threshold);
+  switch (state_) {
+    case Health::kUnknown:
+      // The first result decides. Waiting for `rise` successes would keep every
+      // node Unknown for ~25 s after each operator restart or new Node, and
+      // waiting for `fall` failures would keep sending clients to a dead node.
+      // Anti-flap only matters once there is a verdict to flap away from.
+      return ok_streak_ > 0 ? Health::kUp : Health::kDown;
+    case Health::kUp:
+      return fail_streak_ >= fall ? Health::kDown : Health::kUp;
+    case Health::kDown:
+      return ok_streak_ >= rise ? Health::kUp : Health::kDown;
+  }
+  return state_;
+}
+
+void HealthTracker::AddLatencySample(double sample,
+                                     const HealthPolicy& policy) {
+  // One NaN or negative sample would poison the average for a whole window.
+  if (!std::isfinite(sample) || sample < 0) return;
+  latency_samples_.push_back(sample);
+  while (latency_samples_.size() > policy.EffectiveLatencyWindow()) {
+    latency_samples_.pop_front();
+  }
+
+  const double decay = policy.latency_decay;
+  const bool decayed = decay > 0 && decay < 1;
+  double weight = 1;
+  double weighted_sum = 0;
+  double weight_sum = 0;
+  for (auto it = latency_samples_.rbegin(); it != latency_samples_.rend();
+       ++it) {
+    weighted_sum += weight * *it;
+    weight_sum += weight;
+    if (decayed) weight *= decay;
+  }
+  latency_ms_ = weighted_sum / weight_sum;
+}
+
+NodeStatus HealthTracker::ToStatus() const {
+  return NodeStatus{state_, latency_ms_, load_, changed_at_ms_};
+}
+
+}  // namespace ax

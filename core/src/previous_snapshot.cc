@@ -1,0 +1,40 @@
+// Name-based index over the previous snapshot.
+#include "ax/previous_snapshot.h"
+
+namespace ax {
+
+PreviousSnapshot::PreviousSnapshot(const Snapshot* prev) : prev_(prev) {
+  if (!prev) return;
+  for (size_t i = 0; i < prev->domains.size(); ++i)
+    domains_[prev->domains[i].name] = i;
+  for (size_t i = 0; i < prev->regions.size(); ++i)
+    regions_[prev->regions[i].name] = i;
+  for (const SnapshotNode& n : prev->nodes) health_[n.name] = n.health;
+}
+
+const Route* PreviousSnapshot::FindRoute(const std::string& domain,
+                                         const std::string& region) const {
+  if (!prev_) return nullptr;
+  auto d = domains_.find(domain);
+  if (d == domains_.end()) return nullptr;
+  const auto& routes = prev_->domains[d->second].routes;
+  if (routes.empty()) return nullptr;
+  size_t slot = routes.size() - 1;  // the unclassified slot is last
+  if (!region.empty()) {
+    auto r = regions_.find(region);
+    if (r == regions_.end()) return nullptr;
+    slot = r->second;
+  }
+  if (slot >= routes.size() || routes[slot] >= prev_->routes.size())
+    return nullptr;
+  return &prev_->routes[routes[slot]];
+}
+
+std::optional<Health> PreviousSnapshot::HealthOf(
+    const std::string& node) const {
+  auto it = health_.find(node);
+  if (it == health_.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace ax

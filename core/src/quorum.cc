@@ -1,0 +1,219 @@
+// Multi-vantage quorum (quorum.h): freshness, cut-off detection, vote counting
+// and the human-readable reason. Pure: `now_ms` is an argument; output order is
+// fixed by std::map iteration so equal inputs give byte-equal results.
+#include "ax/quorum.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+namespace ax {
+namespace {
+
+// Per-node working data gathered while walking the vantages.
+struct Tally {
+  NodeVerdict verdict;
+  std::vector<double> latencies;
+  std::vector<int64_t> up_changed_at;  // counted Up votes' change times
+  std::vector<int64_t> down_changed_at;
+  int64_t load_observed_at_ms = 0;
+  std::vector<std::string> notes;  // "vantage-c discounted: ..."
+};
+
+// The freshest report per vantage name, in name order.
+std::map<std::string, const VantageVerdicts*> LatestPerVantage(
+    const std::vector<VantageVerdicts>& reports) {
+  std::map<std::string, const VantageVerdicts*> latest;
+  for (const VantageVerdicts& r : reports) {
+    auto [it, inserted] = latest.emplace(r.vantage, &r);
+    if (!inserted && r.observed_at_ms > it->second->observed_at_ms) {
+      it->second = &r;
+    }
+  }
+  return latest;
+}
+
+bool SeesAllDown(const VantageVerdicts& v, const QuorumPolicy& policy) {
+  if (v.nodes.size() < policy.min_nodes_for_cutoff) return false;
+  return std::all_of(v.nodes.begin(), v.nodes.end(), [](const auto& entry) {
+    return entry.second.health == Health::kDown;
+  });
+}
+
+// Does `other` see any node of `nodes` Up?
+bool SeesAnyUp(const VantageVerdicts& other,
+               const std::map<std::string, NodeStatus>& nodes) {
+  for (const auto& [name, _] : nodes) {
+    auto it = other.nodes.find(name);
+    if (it != other.nodes.end() && it->second.health == Health::kUp) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A vantage that sees all its nodes down while a peer sees one of them up is
+// more likely partitioned than right: if every vantage sees everything down,
+// nobody qualifies and the outage stands.
+std::set<std::string> FindCutOff(
+    const std::vector<const VantageVerdicts*>& fresh,
+    const QuorumPolicy& policy) {
+  std::set<std::string> cut_off;
+  for (const VantageVerdicts* v : fresh) {
+    if (!SeesAllDown(*v, policy)) continue;
+    for (const VantageVerdicts* other : fresh) {
+      if (other != v && SeesAnyUp(*other, v->nodes)) {
+        cut_off.insert(v->vantage);
+        break;
+      }
+    }
+  }
+  return cut_off;
+}
+
+std::optional<double> Median(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  const size_t mid = values.size() / 2;
+  if (values.size() % 2 == 1) return values[mid];
+  return (values[mid - 1] + values[mid]) / 2;
+}
+
+// When the present verdict formed: the k-th earliest change among the agreeing
+// votes, k being how many were needed to win (or tie, for fail-open Up) against
+// the current opposition. Stateless, so it assumes that opposition was there.
+int64_t VerdictChangedAt(std::vector<int64_t> agreeing, size_t opposing,
+                         bool tie) {
+  std::sort(agreeing.begin(), agreeing.end());
+  const size_t needed = std::max<size_t>(1, tie ? opposing : opposing + 1);
+  return agreeing[std::min(needed, agreeing.size()) - 1];
+}
+
+void Decide(Tally& t) {
+  NodeVerdict& v = t.verdict;
+  if (v.up_votes == 0 && v.down_votes == 0) {
+    v.health = Health::kUnknown;
+    return;
+  }
+  const bool tie = v.up_votes == v.down_votes;
+  if (v.up_votes >= v.down_votes) {
+    v.health = Health::kUp;
+    v.health_changed_at_ms =
+        VerdictChangedAt(t.up_changed_at, v.down_votes, tie);
+  } else {
+    v.health = Health::kDown;
+    v.health_changed_at_ms =
+        VerdictChangedAt(t.down_changed_at, v.up_votes, false);
+  }
+}
+
+std::string Reason(const Tally& t) {
+  const NodeVerdict& v = t.verdict;
+  std::string out = "no fresh up/down votes";
+  if (v.health != Health::kUnknown) {
+    const bool up = v.health == Health::kUp;
+    const size_t reporting =
+        v.counted.size() + v.stale.size() + v.discounted.size();
+    out = std::to_string(up ? v.up_votes : v.down_votes) + "/" +
+          std::to_string(reporting) + (up ? " vantages up" : " vantages down");
+    const uint32_t minority = up ? v.down_votes : v.up_votes;
+    if (minority > 0) {
+      out += ", " + std::to_string(minority) + (up ? " down" : " up");
+    }
+  }
+  if (v.unknown_votes > 0) {
+    out += ", " + std::to_string(v.unknown_votes) + " unknown";
+  }
+  if (v.health == Health::kUp && v.up_votes == v.down_votes) {
+    out += ": split vote, kept up (fail-open)";
+  }
+  for (size_t i = 0; i < t.notes.size(); ++i) {
+    out += (i == 0 ? " (" : "; ") + t.notes[i];
+  }
+  if (!t.notes.empty()) out += ")";
+  return out;
+}
+
+void Count(const std::string& vantage, int64_t observed_at_ms,
+           const NodeStatus& status, Tally& t) {
+  NodeVerdict& v = t.verdict;
+  v.counted.push_back(vantage);
+  switch (status.health) {
+    case Health::kUp:
+      ++v.up_votes;
+      t.up_changed_at.push_back(status.health_changed_at_ms);
+      break;
+    case Health::kDown:
+      ++v.down_votes;
+      t.down_changed_at.push_back(status.health_changed_at_ms);
+      break;
+    case Health::kUnknown:
+      ++v.unknown_votes;
+      break;
+  }
+  if (status.latency_ms) t.latencies.push_back(*status.latency_ms);
+  if (status.load && (!v.load || observed_at_ms > t.load_observed_at_ms)) {
+    v.load = status.load;
+    t.load_observed_at_ms = observed_at_ms;
+  }
+}
+
+}  // namespace
+
+QuorumResult DecideQuorum(const std::vector<VantageVerdicts>& reports,
+                          int64_t now_ms, const QuorumPolicy& policy) {
+  QuorumResult result;
+  const auto latest = LatestPerVantage(reports);
+
+  std::vector<const VantageVerdicts*> fresh;
+  for (const auto& [name, report] : latest) {
+    // A report stamped in the future (clock skew) counts as fresh.
+    if (now_ms - report->observed_at_ms > policy.max_age_ms) {
+      result.stale_vantages.push_back(name);
+    } else {
+      fresh.push_back(report);
+    }
+  }
+  const std::set<std::string> cut_off = FindCutOff(fresh, policy);
+  result.cut_off_vantages.assign(cut_off.begin(), cut_off.end());
+
+  std::map<std::string, Tally> tallies;
+  for (const auto& [name, report] : latest) {
+    const bool stale = std::binary_search(result.stale_vantages.begin(),
+                                          result.stale_vantages.end(), name);
+    const bool discounted = cut_off.count(name) > 0;
+    for (const auto& [node, status] : report->nodes) {
+      Tally& t = tallies[node];
+      if (stale) {
+        t.verdict.stale.push_back(name);
+        t.notes.push_back(name + " stale: report " +
+                          std::to_string(now_ms - report->observed_at_ms) +
+                          " ms old");
+      } else if (discounted) {
+        t.verdict.discounted.push_back(name);
+        t.notes.push_back(name + " discounted: sees all nodes down");
+      } else {
+        Count(name, report->observed_at_ms, status, t);
+      }
+    }
+  }
+
+  for (auto& [node, t] : tallies) {
+    Decide(t);
+    t.verdict.latency_ms = Median(std::move(t.latencies));
+    t.verdict.reason = Reason(t);
+    result.nodes.emplace(node, std::move(t.verdict));
+  }
+  return result;
+}
+
+StatusMap QuorumResult::ToStatusMap() const {
+  StatusMap out;
+  for (const auto& [node, v] : nodes) {
+    out.emplace(node, NodeStatus{v.health, v.latency_ms, v.load,
+                                 v.health_changed_at_ms});
+  }
+  return out;
+}
+
+}  // namespace ax

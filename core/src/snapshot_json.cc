@@ -1,0 +1,799 @@
+// Snapshot <-> JSON, the content hash and the snapshot invariants. Each
+// struct's JSON layout is written once, as a field list walked by both Writer
+// and Reader, so the two directions cannot drift. No IO; no nlohmann exception
+// leaves ParseSnapshot.
+#include "ax/snapshot_json.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <concepts>
+#include <cstdio>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <type_traits>
+#include <utility>
+
+#include "ax/hash.h"
+
+namespace ax {
+namespace {
+
+using Json = nlohmann::json;
+using Errors = std::vector<SnapshotError>;
+
+// A mangled document would otherwise list thousands of errors saying the same
+// thing.
+constexpr size_t kMaxErrors = 50;
+
+// Decimal places kept per kind of double. Rounding before writing makes the
+// text reproducible (parse -> serialise is byte-identical) and drops
+// meaningless noise.
+constexpr int kScoreDecimals = 4;    // score factors, utilisation
+constexpr int kWeightDecimals = 4;   // candidate weights
+constexpr int kLatencyDecimals = 1;  // milliseconds
+constexpr int kPercentDecimals = 4;  // canary share
+constexpr int kCoordDecimals = 6;    // degrees, ~0.1 m
+
+double Quantise(double v, int decimals) {
+  constexpr double kScale[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
+  return std::round(v * kScale[decimals]) / kScale[decimals];
+}
+
+std::string Element(std::string_view base, size_t i) {
+  return std::string(base) + "[" + std::to_string(i) + "]";
+}
+
+std::string Child(std::string_view base, std::string_view key) {
+  return base.empty() ? std::string(key)
+                      : std::string(base) + "." + std::string(key);
+}
+
+// Document text quoted into a message, cut short: it may be arbitrary bytes.
+std::string Quote(std::string_view s) {
+  constexpr size_t kMax = 64;
+  return "\"" + std::string(s.substr(0, kMax)) +
+         (s.size() > kMax ? "...\"" : "\"");
+}
+
+void Add(Errors& errors, std::string path, std::string message) {
+  errors.push_back({std::move(path), std::move(message)});
+}
+
+std::optional<Health> ParseHealthName(std::string_view name) {
+  // Inverts HealthName so the names are written down once.
+  for (const Health h : {Health::kUnknown, Health::kUp, Health::kDown}) {
+    if (name == HealthName(h)) return h;
+  }
+  return std::nullopt;
+}
+
+// Enum <-> name, for every enum the document carries.
+template <typename E>
+struct EnumNames;
+template <>
+struct EnumNames<Strategy> {
+  static const char* Name(Strategy v) { return StrategyName(v); }
+  static std::optional<Strategy> Parse(std::string_view n) {
+    return ParseStrategy(n);
+  }
+};
+template <>
+struct EnumNames<AdminState> {
+  static const char* Name(AdminState v) { return AdminStateName(v); }
+  static std::optional<AdminState> Parse(std::string_view n) {
+    return ParseAdminState(n);
+  }
+};
+template <>
+struct EnumNames<Health> {
+  static const char* Name(Health v) { return HealthName(v); }
+  static std::optional<Health> Parse(std::string_view n) {
+    return ParseHealthName(n);
+  }
+};
+template <>
+struct EnumNames<RouteSource> {
+  static const char* Name(RouteSource v) { return RouteSourceName(v); }
+  static std::optional<RouteSource> Parse(std::string_view n) {
+    return ParseRouteSource(n);
+  }
+};
+
+// Whether a nested value is a JSON object with named fields or a positional
+// array (field key nullptr), the compact form used where size matters.
+enum class Shape { kObject, kTuple };
+
+// ---- The layout: one field list per struct, walked by Writer and Reader. ----
+// Field lists take `auto& io, auto& value`: const values when writing.
+
+constexpr auto kGeoFields = [](auto& io, auto& g) {
+  io(nullptr, g.lat, kCoordDecimals);
+  io(nullptr, g.lon, kCoordDecimals);
+};
+
+constexpr auto kNodeFields = [](auto& io, auto& n) {
+  io("name", n.name);
+  io("addrs", n.addresses);
+  io("area", n.area);
+  io("isp", n.isp);
+  io.Optional("loc", n.has_location, n.location, kGeoFields, Shape::kTuple);
+  io("weight", n.weight);
+  io("admin", n.admin_state);
+  io("health", n.health);
+  io("latencyMs", n.latency_ms, kLatencyDecimals);
+  io("util", n.utilisation, kScoreDecimals);
+  io("redirectUrl", n.redirect_url);
+};
+
+constexpr auto kMatchFields = [](auto& io, auto& m) {
+  io("countries", m.countries);
+  io("subdivisions", m.subdivisions);
+  io("asns", m.asns);
+  io("cidrs", m.cidrs);
+  io("catchAll", m.catch_all);
+};
+
+constexpr auto kRegionFields = [](auto& io, auto& r) {
+  io("name", r.name);
+  io("area", r.area);
+  io("isp", r.isp);
+  io.Nested("match", r.match, kMatchFields, Shape::kObject);
+  io("fallbacks", r.fallback_regions);
+};
+
+constexpr auto kTtlFields = [](auto& io, auto& t) {
+  io("steady", t.steady);
+  io("failover", t.failover);
+  io("canary", t.canary);
+};
+
+constexpr auto kFallbackFields = [](auto& io, auto& f) {
+  io("cname", f.cname);
+  io("addrs", f.addresses);
+};
+
+constexpr auto kDomainFields = [](auto& io, auto& d) {
+  io("name", d.name);
+  io("fqdn", d.fqdn);
+  io("zone", d.zone);
+  io("strategy", d.strategy);
+  io("maxAnswers", d.max_answers);
+  io.Nested("ttl", d.ttl, kTtlFields, Shape::kObject);
+  io("hysteresisPct", d.hysteresis_percent);
+  io.Nested("fallback", d.fallback, kFallbackFields, Shape::kObject);
+  io("grpcConfig", d.grpc_service_config);
+  io("routes", d.routes);
+};
+
+// [node, weight, health, load, latency, priority]: candidates are most of the
+// bulk. ValidateSnapshot's paths use these positions.
+constexpr auto kCandidateFields = [](auto& io, auto& c) {
+  io(nullptr, c.node);
+  io(nullptr, c.weight, kWeightDecimals);
+  io(nullptr, c.score.health, kScoreDecimals);
+  io(nullptr, c.score.load, kScoreDecimals);
+  io(nullptr, c.score.latency, kScoreDecimals);
+  io(nullptr, c.score.priority, kScoreDecimals);
+};
+
+constexpr auto kRouteFields = [](auto& io, auto& r) {
+  io("source", r.source);
+  io("via", r.via);
+  io.List("candidates", r.candidates, kCandidateFields, Shape::kTuple);
+  io("rules", r.rules);
+  io.Index("canary", r.canary);
+  io("held", r.hysteresis_held);
+  io("failoverUntilMs", r.failover_until_ms);
+};
+
+constexpr auto kCanaryFields = [](auto& io, auto& c) {
+  io("name", c.name);
+  io("domain", c.domain);
+  io("node", c.node);
+  io("percent", c.percent, kPercentDecimals);
+};
+
+// Everything the content hash covers.
+constexpr auto kContentFields = [](auto& io, auto& s) {
+  io("formatVersion", s.format_version);
+  io.List("nodes", s.nodes, kNodeFields, Shape::kObject);
+  io.List("regions", s.regions, kRegionFields, Shape::kObject);
+  io.List("domains", s.domains, kDomainFields, Shape::kObject);
+  io.List("routes", s.routes, kRouteFields, Shape::kObject);
+  io.List("canaries", s.canaries, kCanaryFields, Shape::kObject);
+};
+
+// Per-publication stamps, outside the hash (plus "contentHash" itself).
+constexpr auto kStampFields = [](auto& io, auto& s) {
+  io("version", s.version);
+  io("generatedAtMs", s.generated_at_ms);
+};
+
+// ---- Writer ----
+
+Json Emit(const std::string& v) { return v; }
+template <std::integral T>
+Json Emit(T v) {
+  return v;
+}
+Json Emit(const IpAddress& v) { return FormatIp(v); }
+Json Emit(const IpPrefix& v) { return FormatPrefix(v); }
+template <typename E>
+requires std::is_enum_v<E> Json Emit(E v) { return EnumNames<E>::Name(v); }
+
+class Writer {
+ public:
+  explicit Writer(Json& out) : out_(out) {}
+
+  template <typename T>
+  void operator()(const char* key, const T& v) {
+    Slot(key) = Emit(v);
+  }
+  template <typename T>
+  void operator()(const char* key, const std::vector<T>& v) {
+    Json& array = Slot(key) = Json::array();
+    for (const T& e : v) array.push_back(Emit(e));
+  }
+  void operator()(const char* key, double v, int decimals) {
+    const double q = Quantise(v, decimals);
+    // Whole numbers as integers: "1" rather than "1.0" for every default score.
+    // NaN/inf fail the comparison and stay doubles (ValidateSnapshot rejects
+    // them).
+    if (q == std::trunc(q) && std::abs(q) < 1e15) {
+      Slot(key) = static_cast<int64_t>(q);
+    } else {
+      Slot(key) = q;
+    }
+  }
+  void Index(const char* key, uint32_t v) {
+    Slot(key) = v == kNoIndex ? Json() : Json(v);
+  }
+  template <typename T, typename F>
+  void Nested(const char* key, const T& v, F fields, Shape shape) {
+    Writer sub(Slot(key) = Empty(shape));
+    fields(sub, v);
+  }
+  template <typename T, typename F>
+  void Optional(const char* key, bool present, const T& v, F fields,
+                Shape shape) {
+    if (present) {
+      Nested(key, v, fields, shape);
+    } else {
+      Slot(key) = nullptr;
+    }
+  }
+  template <typename T, typename F>
+  void List(const char* key, const std::vector<T>& v, F fields, Shape shape) {
+    Json& array = Slot(key) = Json::array();
+    for (const T& e : v) {
+      Writer sub(array.emplace_back(Empty(shape)));
+      fields(sub, e);
+    }
+  }
+
+ private:
+  static Json Empty(Shape shape) {
+    return shape == Shape::kObject ? Json::object() : Json::array();
+  }
+  Json& Slot(const char* key) {
+    return key != nullptr ? out_[key] : out_.emplace_back();
+  }
+
+  Json& out_;
+};
+
+// ---- Reader ----
+
+// Reads the fields of one JSON object (or positional array) into a struct,
+// recording every problem with its path instead of throwing.
+class Reader {
+ public:
+  Reader(const Json& in, std::string path, Errors& errors)
+      : in_(in), path_(std::move(path)), errors_(errors) {}
+
+  template <typename T>
+  void operator()(const char* key, T& v) {
+    Read(key, [&](const Json& x, const std::string& p) { Convert(x, p, v); });
+  }
+  template <typename T>
+  void operator()(const char* key, std::vector<T>& v) {
+    Read(key, [&](const Json& x, const std::string& p) {
+      if (!Expect(x.is_array(), p, "expected an array")) return;
+      v.resize(x.size());
+      for (size_t i = 0; i < x.size(); ++i) Convert(x[i], Element(p, i), v[i]);
+    });
+  }
+  void operator()(const char* key, double& v, int decimals) {
+    Read(key, [&](const Json& x, const std::string& p) {
+      if (Expect(x.is_number(), p, "expected a number")) {
+        v = Quantise(x.get<double>(), decimals);
+      }
+    });
+  }
+  void Index(const char* key, uint32_t& v) {
+    Read(key, [&](const Json& x, const std::string& p) {
+      if (x.is_null()) {
+        v = kNoIndex;
+      } else {
+        Convert(x, p, v);
+      }
+    });
+  }
+  template <typename T, typename F>
+  void Nested(const char* key, T& v, F fields, Shape shape) {
+    Read(key, [&](const Json& x, const std::string& p) {
+      Sub(x, p, v, fields, shape);
+    });
+  }
+  template <typename T, typename F>
+  void Optional(const char* key, bool& present, T& v, F fields, Shape shape) {
+    Read(key, [&](const Json& x, const std::string& p) {
+      present = !x.is_null();
+      if (present) Sub(x, p, v, fields, shape);
+    });
+  }
+  template <typename T, typename F>
+  void List(const char* key, std::vector<T>& v, F fields, Shape shape) {
+    Read(key, [&](const Json& x, const std::string& p) {
+      if (!Expect(x.is_array(), p, "expected an array")) return;
+      v.resize(x.size());
+      for (size_t i = 0; i < x.size(); ++i) {
+        Sub(x[i], Element(p, i), v[i], fields, shape);
+      }
+    });
+  }
+
+  // Reports what the field list did not ask for: unknown keys would otherwise
+  // escape the content hash, extra elements would be silently dropped.
+  void Finish() {
+    if (in_.is_array()) {
+      if (next_ < in_.size()) {
+        Fail(path_, "has " + std::to_string(in_.size()) +
+                        " elements, expected " + std::to_string(next_));
+      }
+      return;
+    }
+    for (const auto& item : in_.items()) {
+      if (std::find(seen_.begin(), seen_.end(), item.key()) == seen_.end()) {
+        Fail(Child(path_, item.key()), "unknown key");
+      }
+    }
+  }
+
+ private:
+  template <typename F>
+  void Read(const char* key, F convert) {
+    std::string p;
+    if (const Json* x = Slot(key, p)) convert(*x, p);
+  }
+
+  // The value for `key`, or the next array element for nullptr; null when
+  // missing.
+  const Json* Slot(const char* key, std::string& p) {
+    if (key == nullptr) {
+      p = Element(path_, next_);
+      if (next_ >= in_.size()) {
+        ++next_;
+        Fail(p, "missing element");
+        return nullptr;
+      }
+      return &in_[next_++];
+    }
+    p = Child(path_, key);
+    seen_.emplace_back(key);
+    const auto it = in_.find(key);
+    if (it == in_.end()) {
+      Fail(p, "required key missing");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  template <typename T, typename F>
+  void Sub(const Json& x, const std::string& p, T& v, F fields, Shape shape) {
+    if (shape == Shape::kObject) {
+      if (!Expect(x.is_object(), p, "expected an object")) return;
+    } else if (!Expect(x.is_array(), p, "expected an array")) {
+      return;
+    }
+    Reader sub(x, p, errors_);
+    fields(sub, v);
+    sub.Finish();
+  }
+
+  void Convert(const Json& x, const std::string& p, std::string& v) {
+    if (Expect(x.is_string(), p, "expected a string")) {
+      v = x.get_ref<const std::string&>();
+    }
+  }
+  void Convert(const Json& x, const std::string& p, bool& v) {
+    if (Expect(x.is_boolean(), p, "expected true or false")) v = x.get<bool>();
+  }
+  template <std::integral T>
+  void Convert(const Json& x, const std::string& p, T& v) {
+    if (!Expect(x.is_number_integer(), p, "expected an integer")) return;
+    if (x.is_number_unsigned()) {
+      const auto u = x.get<uint64_t>();
+      if (Expect(std::in_range<T>(u), p, "out of range")) v = static_cast<T>(u);
+      return;
+    }
+    const auto i = x.get<int64_t>();
+    if (Expect(std::in_range<T>(i), p,
+               i < 0 ? "must not be negative" : "out of range")) {
+      v = static_cast<T>(i);
+    }
+  }
+  void Convert(const Json& x, const std::string& p, IpAddress& v) {
+    if (!Expect(x.is_string(), p, "expected an IP address string")) return;
+    const auto& text = x.get_ref<const std::string&>();
+    if (const auto ip = ParseIp(text)) {
+      v = *ip;
+    } else {
+      Fail(p, "invalid IP address " + Quote(text));
+    }
+  }
+  void Convert(const Json& x, const std::string& p, IpPrefix& v) {
+    if (!Expect(x.is_string(), p, "expected a CIDR string")) return;
+    const auto& text = x.get_ref<const std::string&>();
+    std::string why;
+    if (const auto prefix = ParsePrefix(text, &why)) {
+      v = *prefix;
+    } else {
+      Fail(p, "invalid CIDR " + Quote(text) + ": " + why);
+    }
+  }
+  template <typename E>
+  requires std::is_enum_v<E>
+  void Convert(const Json& x, const std::string& p, E& v) {
+    if (!Expect(x.is_string(), p, "expected a name")) return;
+    const auto& text = x.get_ref<const std::string&>();
+    if (const auto e = EnumNames<E>::Parse(text)) {
+      v = *e;
+    } else {
+      Fail(p, "unknown name " + Quote(text));
+    }
+  }
+
+  bool Expect(bool ok, const std::string& p, const char* message) {
+    if (!ok) Fail(p, message);
+    return ok;
+  }
+  void Fail(std::string p, std::string message) {
+    Add(errors_, std::move(p), std::move(message));
+  }
+
+  const Json& in_;
+  std::string path_;
+  Errors& errors_;
+  size_t next_ = 0;                     // next position, for tuples
+  std::vector<std::string_view> seen_;  // keys asked for, for objects
+};
+
+std::string Dump(const Json& j) {
+  // Invalid UTF-8 in a name becomes U+FFFD instead of an exception; parse ->
+  // serialise then still reproduces the bytes.
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+Json ContentJson(const Snapshot& s) {
+  Json j = Json::object();
+  Writer w(j);
+  kContentFields(w, s);
+  return j;
+}
+
+std::string HashOf(std::string_view canonical) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "fnv1a64:%016" PRIx64, Fnv1a64(canonical));
+  return buf;
+}
+
+// The version gates everything else: another version may mean another layout.
+bool CheckFormatVersion(const Json& root, Errors& errors) {
+  const auto it = root.find("formatVersion");
+  if (it == root.end()) {
+    Add(errors, "formatVersion", "required key missing");
+    return false;
+  }
+  if (!it->is_number_integer() ||
+      it->get<int64_t>() != kSnapshotFormatVersion) {
+    Add(errors, "formatVersion",
+        "unsupported format version " + Quote(Dump(*it)) +
+            "; this build reads " + std::to_string(kSnapshotFormatVersion));
+    return false;
+  }
+  return true;
+}
+
+// ---- Invariants ----
+
+// Judged as written: a factor that rounds to 0 would fail the next load.
+bool IsScore(double v) {
+  const double q = Quantise(v, kScoreDecimals);
+  return q > 0 && q <= 1;  // false for NaN
+}
+bool IsMeasurement(double v) { return v == -1 || (std::isfinite(v) && v >= 0); }
+
+// Reports empty and repeated names; returns name -> index of first use.
+template <typename T, typename Get>
+std::map<std::string_view, size_t> CheckUnique(const std::vector<T>& items,
+                                               std::string_view list,
+                                               std::string_view key, Get get,
+                                               Errors& errors) {
+  std::map<std::string_view, size_t> first;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string_view name = get(items[i]);
+    if (name.empty()) {
+      Add(errors, Child(Element(list, i), key), "must not be empty");
+      continue;
+    }
+    const auto [it, inserted] = first.emplace(name, i);
+    if (!inserted) {
+      Add(errors, Child(Element(list, i), key),
+          "duplicate " + Quote(name) + " (first at " +
+              Element(list, it->second) + ")");
+    }
+  }
+  return first;
+}
+
+void CheckNodes(const Snapshot& s, Errors& errors) {
+  CheckUnique(
+      s.nodes, "nodes", "name",
+      [](const SnapshotNode& n) -> std::string_view { return n.name; }, errors);
+  for (size_t i = 0; i < s.nodes.size(); ++i) {
+    const SnapshotNode& n = s.nodes[i];
+    const std::string at = Element("nodes", i);
+    if (n.addresses.empty()) {
+      Add(errors, at + ".addrs", "a node needs at least one address");
+    }
+    if (!IsMeasurement(n.latency_ms)) {
+      Add(errors, at + ".latencyMs", "must be >= 0, or -1 for unmeasured");
+    }
+    if (!IsMeasurement(n.utilisation)) {
+      Add(errors, at + ".util", "must be >= 0, or -1 for unknown");
+    }
+    if (n.has_location && !(std::abs(n.location.lat) <= 90)) {
+      Add(errors, at + ".loc[0]", "latitude must be within -90..90");
+    }
+    if (n.has_location && !(std::abs(n.location.lon) <= 180)) {
+      Add(errors, at + ".loc[1]", "longitude must be within -180..180");
+    }
+  }
+}
+
+using NameIndex = std::map<std::string_view, size_t>;
+
+NameIndex CheckRegions(const Snapshot& s, Errors& errors) {
+  NameIndex regions = CheckUnique(
+      s.regions, "regions", "name",
+      [](const SnapshotRegion& r) -> std::string_view { return r.name; },
+      errors);
+  for (size_t i = 0; i < s.regions.size(); ++i) {
+    const auto& fallbacks = s.regions[i].fallback_regions;
+    for (size_t j = 0; j < fallbacks.size(); ++j) {
+      const auto it = regions.find(fallbacks[j]);
+      if (it == regions.end() || it->second == i) {
+        Add(errors, Element(Element("regions", i) + ".fallbacks", j),
+            it == regions.end() ? "no region named " + Quote(fallbacks[j])
+                                : "a region cannot fall back to itself");
+      }
+    }
+  }
+  return regions;
+}
+
+NameIndex CheckDomains(const Snapshot& s, Errors& errors) {
+  NameIndex domains = CheckUnique(
+      s.domains, "domains", "name",
+      [](const SnapshotDomain& d) -> std::string_view { return d.name; },
+      errors);
+  CheckUnique(
+      s.domains, "domains", "fqdn",
+      [](const SnapshotDomain& d) -> std::string_view { return d.fqdn; },
+      errors);
+  for (size_t i = 0; i < s.domains.size(); ++i) {
+    const SnapshotDomain& d = s.domains[i];
+    const std::string at = Element("domains", i);
+    if (d.max_answers == 0) Add(errors, at + ".maxAnswers", "must be >= 1");
+    if (d.routes.size() != s.regions.size() + 1) {
+      Add(errors, at + ".routes",
+          "has " + std::to_string(d.routes.size()) + " entries, expected " +
+              std::to_string(s.regions.size() + 1) +
+              " (one per region, then the route for unmatched clients)");
+    }
+    for (size_t j = 0; j < d.routes.size(); ++j) {
+      const std::string route_at = Element(at + ".routes", j);
+      if (d.routes[j] >= s.routes.size()) {
+        Add(errors, route_at,
+            "route index " + std::to_string(d.routes[j]) + " out of range (" +
+                std::to_string(s.routes.size()) + " routes)");
+      } else if (s.routes[d.routes[j]].source == RouteSource::kDomainFallback &&
+                 d.fallback.empty()) {
+        Add(errors, route_at,
+            "uses a DomainFallback route but the domain has no fallback");
+      }
+    }
+  }
+  return domains;
+}
+
+void CheckCandidates(const Snapshot& s, const Route& r, const std::string& at,
+                     Errors& errors) {
+  std::vector<bool> listed(s.nodes.size());
+  for (size_t j = 0; j < r.candidates.size(); ++j) {
+    const Candidate& c = r.candidates[j];
+    const std::string cat = Element(at + ".candidates", j);
+    if (c.node >= s.nodes.size()) {
+      Add(errors, cat + "[0]",
+          "node index " + std::to_string(c.node) + " out of range (" +
+              std::to_string(s.nodes.size()) + " nodes)");
+    } else if (listed[c.node]) {
+      Add(errors, cat + "[0]", "node listed twice in one route");
+    } else if (s.nodes[c.node].admin_state == AdminState::kDisabled) {
+      Add(errors, cat + "[0]", "a Disabled node is never a candidate");
+    } else {
+      listed[c.node] = true;
+    }
+    if (!(std::isfinite(c.weight) && c.weight >= 0)) {
+      Add(errors, cat + "[1]", "weight must be a finite number >= 0");
+    }
+    const double parts[] = {c.score.health, c.score.load, c.score.latency,
+                            c.score.priority};
+    for (size_t k = 0; k < std::size(parts); ++k) {
+      if (!IsScore(parts[k])) {
+        Add(errors, Element(cat, k + 2),
+            "score factor must be within (0, 1] at " +
+                std::to_string(kScoreDecimals) + " decimals");
+      }
+    }
+  }
+}
+
+void CheckRoutes(const Snapshot& s, const NameIndex& regions, Errors& errors) {
+  for (size_t i = 0; i < s.routes.size(); ++i) {
+    const Route& r = s.routes[i];
+    const std::string at = Element("routes", i);
+    const bool fallback = r.source == RouteSource::kDomainFallback;
+    // Fail-open may be empty: a domain can select no node that is not disabled.
+    const bool may_be_empty = fallback || r.source == RouteSource::kFailOpen;
+    if (r.candidates.empty() && !may_be_empty) {
+      Add(errors, at + ".candidates",
+          std::string("a ") + RouteSourceName(r.source) +
+              " route needs at least one candidate");
+    }
+    if (!r.candidates.empty() && fallback) {
+      Add(errors, at + ".candidates",
+          "a DomainFallback route answers from the domain, not from nodes");
+    }
+    if (r.source == RouteSource::kFallbackRegion) {
+      if (!regions.contains(r.via)) {
+        Add(errors, at + ".via", "no region named " + Quote(r.via));
+      }
+    } else if (!r.via.empty()) {
+      Add(errors, at + ".via", "only FallbackRegion routes name a region");
+    }
+    CheckCandidates(s, r, at, errors);
+    if (r.canary != kNoIndex && r.canary >= s.canaries.size()) {
+      Add(errors, at + ".canary",
+          "canary index " + std::to_string(r.canary) + " out of range (" +
+              std::to_string(s.canaries.size()) + " canaries)");
+    }
+    if (r.failover_until_ms < 0) {
+      Add(errors, at + ".failoverUntilMs", "must not be negative");
+    }
+  }
+}
+
+void CheckCanaries(const Snapshot& s, const NameIndex& domains,
+                   Errors& errors) {
+  CheckUnique(
+      s.canaries, "canaries", "name",
+      [](const SnapshotCanary& c) -> std::string_view { return c.name; },
+      errors);
+  for (size_t i = 0; i < s.canaries.size(); ++i) {
+    const SnapshotCanary& c = s.canaries[i];
+    const std::string at = Element("canaries", i);
+    if (!domains.contains(c.domain)) {
+      Add(errors, at + ".domain", "no domain named " + Quote(c.domain));
+    }
+    if (c.node >= s.nodes.size()) {
+      Add(errors, at + ".node",
+          "node index " + std::to_string(c.node) + " out of range (" +
+              std::to_string(s.nodes.size()) + " nodes)");
+    }
+    if (!(c.percent >= 0 && c.percent <= 100)) {
+      Add(errors, at + ".percent", "must be within 0..100");
+    }
+  }
+}
+
+}  // namespace
+
+std::string SnapshotError::ToString() const {
+  return path.empty() ? message : path + ": " + message;
+}
+
+std::string ComputeContentHash(const Snapshot& snapshot) {
+  return HashOf(Dump(ContentJson(snapshot)));
+}
+
+std::string SerializeSnapshot(const Snapshot& snapshot) {
+  Json j = ContentJson(snapshot);
+  const std::string hash = HashOf(Dump(j));
+  Writer w(j);
+  kStampFields(w, snapshot);
+  w("contentHash", hash);
+  return Dump(j);
+}
+
+ParseSnapshotResult ParseSnapshot(std::string_view json) {
+  ParseSnapshotResult result;
+  Errors& errors = result.errors;
+  try {
+    Json root;
+    try {
+      root = Json::parse(json.begin(), json.end());
+    } catch (const Json::parse_error& e) {
+      Add(errors, "",
+          "malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+      return result;
+    } catch (
+        const Json::exception& e) {  // e.g. a number too large for a double
+      Add(errors, "", std::string("malformed JSON: ") + e.what());
+      return result;
+    }
+    if (!root.is_object()) {
+      Add(errors, "", "expected a JSON object");
+      return result;
+    }
+    if (!CheckFormatVersion(root, errors)) return result;
+
+    Snapshot s;
+    std::string stated_hash;
+    Reader reader(root, "", errors);
+    kContentFields(reader, s);
+    kStampFields(reader, s);
+    reader("contentHash", stated_hash);
+    reader.Finish();
+    if (errors.empty()) {
+      s.content_hash = ComputeContentHash(s);
+      if (s.content_hash != stated_hash) {
+        Add(errors, "contentHash",
+            "is " + Quote(stated_hash) + " but the content hashes to " +
+                s.content_hash + ": the document was altered or truncated");
+      }
+      for (SnapshotError& e : ValidateSnapshot(s))
+        errors.push_back(std::move(e));
+      if (errors.empty()) {
+        IndexSnapshot(s);
+        result.snapshot = std::move(s);
+      }
+    }
+  } catch (const std::exception& e) {
+    // Not expected (bad_alloc at worst); the caller keeps its last good
+    // snapshot.
+    Add(errors, "", std::string("internal error: ") + e.what());
+    result.snapshot.reset();
+  }
+  if (errors.size() > kMaxErrors) {
+    const size_t more = errors.size() - (kMaxErrors - 1);
+    errors.resize(kMaxErrors - 1);
+    Add(errors, "", std::to_string(more) + " more errors not shown");
+  }
+  return result;
+}
+
+std::vector<SnapshotError> ValidateSnapshot(const Snapshot& snapshot) {
+  Errors errors;
+  CheckNodes(snapshot, errors);
+  const NameIndex regions = CheckRegions(snapshot, errors);
+  const NameIndex domains = CheckDomains(snapshot, errors);
+  CheckRoutes(snapshot, regions, errors);
+  CheckCanaries(snapshot, domains, errors);
+  return errors;
+}
+
+}  // namespace ax

@@ -1,0 +1,272 @@
+// Semantic checks on a parsed World (see validate.h). One Checker walks the
+// kinds in order; name lookups go through per-kind indexes built while checking
+// for duplicate names. Per-field formats (IPs, durations, enums) are already
+// enforced by model_parse.cc.
+#include "ax/validate.h"
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace ax {
+namespace {
+
+constexpr uint32_t kMaxAnswersLimit = 16;
+
+const char* KindOf(const Domain&) { return "Domain"; }
+const char* KindOf(const Region&) { return "Region"; }
+const char* KindOf(const Node&) { return "Node"; }
+const char* KindOf(const Rule&) { return "Rule"; }
+const char* KindOf(const Canary&) { return "Canary"; }
+
+std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
+// 12.5 rather than std::to_string's 12.500000.
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
+}
+std::string Indexed(std::string_view path, size_t i) {
+  return std::string(path) + "[" + std::to_string(i) + "]";
+}
+
+// Name -> object for one kind; the first definition wins, later ones are
+// reported.
+template <typename T>
+using NameIndex = std::unordered_map<std::string_view, const T*>;
+
+class Checker {
+ public:
+  explicit Checker(const World& world) : world_(world) {}
+
+  std::vector<ManifestError> Run() {
+    domains_ = Index(world_.domains);
+    regions_ = Index(world_.regions);
+    nodes_ = Index(world_.nodes);
+    Index(world_.rules);
+    Index(world_.canaries);
+    for (const Domain& d : world_.domains) CheckDomain(d);
+    CheckUniqueFqdns();
+    const Region* catch_all = nullptr;
+    for (const Region& r : world_.regions) CheckRegion(r, catch_all);
+    for (const Node& n : world_.nodes) CheckNode(n);
+    for (const Rule& r : world_.rules) CheckRule(r);
+    for (const Canary& c : world_.canaries) CheckCanary(c);
+    return std::move(errors_);
+  }
+
+ private:
+  template <typename T>
+  void Error(const T& obj, std::string field, std::string message) {
+    errors_.push_back({obj.meta.source,
+                       std::string(KindOf(obj)) + "/" + obj.meta.name,
+                       std::move(field), std::move(message)});
+  }
+
+  template <typename T>
+  NameIndex<T> Index(const std::vector<T>& objects) {
+    NameIndex<T> index;
+    for (const T& obj : objects) {
+      auto [it, inserted] = index.emplace(obj.meta.name, &obj);
+      if (!inserted) {
+        Error(obj, "metadata.name",
+              std::string("duplicate ") + KindOf(obj) +
+                  " name, first defined at " + it->second->meta.source);
+      }
+    }
+    return index;
+  }
+
+  // Reports `name` at `field` of `obj` unless `index` defines it.
+  template <typename T, typename U>
+  void CheckRef(const T& obj, const std::string& field, const std::string& name,
+                const NameIndex<U>& index, const char* kind) {
+    if (!index.contains(name))
+      Error(obj, field,
+            std::string(kind) + " " + Quote(name) + " is not defined");
+  }
+
+  void CheckDomain(const Domain& d) {
+    if (d.fqdn != d.zone && !d.fqdn.ends_with("." + d.zone)) {
+      Error(d, "spec.fqdn",
+            Quote(d.fqdn) + " is not inside zone " + Quote(d.zone));
+    }
+    if (d.max_answers == 0 || d.max_answers > kMaxAnswersLimit) {
+      Error(d, "spec.maxAnswers",
+            "must be 1.." + std::to_string(kMaxAnswersLimit) + ", got " +
+                std::to_string(d.max_answers));
+    }
+    for (const auto& [field, ttl] : {std::pair{"spec.ttl.steady", d.ttl.steady},
+                                     {"spec.ttl.failover", d.ttl.failover},
+                                     {"spec.ttl.canary", d.ttl.canary}}) {
+      if (ttl == 0) Error(d, field, "must be at least 1 second");
+    }
+    if (d.hysteresis_percent > 100) {
+      Error(d, "spec.hysteresisPercent",
+            "must be 0..100, got " + std::to_string(d.hysteresis_percent));
+    }
+    if (!d.fallback.cname.empty() && !d.fallback.addresses.empty()) {
+      Error(d, "spec.fallback", "set either cname or addresses, not both");
+    }
+    bool selects_any = false;
+    for (const Node& n : world_.nodes)
+      selects_any = selects_any || Selects(d, n);
+    if (!selects_any) {
+      Error(d,
+            d.node_selector.empty() ? "spec" : "spec.nodeSelector.matchLabels",
+            "selects no Node");
+    }
+  }
+
+  static bool Selects(const Domain& d, const Node& n) {
+    for (const auto& [key, value] : d.node_selector) {
+      auto it = n.meta.labels.find(key);
+      if (it == n.meta.labels.end() || it->second != value) return false;
+    }
+    return true;
+  }
+
+  // Two Domains answering for one name would make the answer depend on load
+  // order.
+  void CheckUniqueFqdns() {
+    std::unordered_map<std::string_view, const Domain*> by_fqdn;
+    for (const Domain& d : world_.domains) {
+      auto [it, inserted] = by_fqdn.emplace(d.fqdn, &d);
+      if (!inserted && it->second->meta.name != d.meta.name) {
+        Error(d, "spec.fqdn",
+              Quote(d.fqdn) + " is also served by Domain/" +
+                  it->second->meta.name);
+      }
+    }
+  }
+
+  void CheckRegion(const Region& r, const Region*& catch_all) {
+    std::unordered_map<std::string_view, size_t> seen;
+    for (size_t i = 0; i < r.nodes.size(); ++i) {
+      CheckRef(r, Indexed("spec.nodes", i), r.nodes[i], nodes_, "Node");
+      if (!seen.emplace(r.nodes[i], i).second) {
+        Error(r, Indexed("spec.nodes", i),
+              "Node " + Quote(r.nodes[i]) + " is listed twice");
+      }
+    }
+    for (size_t i = 0; i < r.fallback_regions.size(); ++i) {
+      const std::string field = Indexed("spec.fallbackRegions", i);
+      if (r.fallback_regions[i] == r.meta.name) {
+        Error(r, field, "a Region cannot fall back to itself");
+      } else {
+        CheckRef(r, field, r.fallback_regions[i], regions_, "Region");
+      }
+    }
+    if (r.nodes.empty() && r.fallback_regions.empty()) {
+      Error(r, "spec.nodes", "a Region needs nodes or fallbackRegions");
+    }
+    if (r.match.catch_all) {
+      if (catch_all != nullptr) {
+        Error(r, "spec.match.default",
+              "only one Region may be the default, Region/" +
+                  catch_all->meta.name + " already is");
+      } else {
+        catch_all = &r;
+      }
+    }
+  }
+
+  void CheckNode(const Node& n) {
+    if (n.addresses.empty())
+      Error(n, "spec.addresses", "a Node needs at least one address");
+    if (n.weight == 0) {
+      Error(n, "spec.weight",
+            "must be at least 1 (use adminState Drain or Disabled to stop "
+            "traffic)");
+    }
+    if (n.location && (n.location->lat < -90 || n.location->lat > 90)) {
+      Error(n, "spec.location.lat",
+            "must be -90..90, got " + Num(n.location->lat));
+    }
+    if (n.location && (n.location->lon < -180 || n.location->lon > 180)) {
+      Error(n, "spec.location.lon",
+            "must be -180..180, got " + Num(n.location->lon));
+    }
+    if (n.capacity.bandwidth_mbps < 0)
+      Error(n, "spec.capacity.bandwidthMbps", "must not be negative");
+    if (n.capacity.connections < 0)
+      Error(n, "spec.capacity.connections", "must not be negative");
+    if (!n.health_check) return;
+    const HealthCheck& hc = *n.health_check;
+    if (hc.port == 0) Error(n, "spec.healthCheck.port", "is required");
+    if (hc.failure_threshold == 0)
+      Error(n, "spec.healthCheck.failureThreshold", "must be at least 1");
+    if (hc.success_threshold == 0)
+      Error(n, "spec.healthCheck.successThreshold", "must be at least 1");
+    if (hc.interval_ms == 0)
+      Error(n, "spec.healthCheck.interval", "must be longer than 0");
+    if (hc.timeout_ms == 0)
+      Error(n, "spec.healthCheck.timeout", "must be longer than 0");
+    if (hc.timeout_ms > hc.interval_ms) {
+      Error(n, "spec.healthCheck.timeout",
+            "must not exceed the interval (" + std::to_string(hc.interval_ms) +
+                "ms), got " + std::to_string(hc.timeout_ms) + "ms");
+    }
+  }
+
+  void CheckRule(const Rule& r) {
+    CheckRef(r, "spec.domain", r.domain, domains_, "Domain");
+    if (!r.region.empty())
+      CheckRef(r, "spec.match.region", r.region, regions_, "Region");
+    if (r.node.empty()) {
+      Error(r, "spec.node",
+            std::string("is required for action ") + RuleActionName(r.action));
+    } else {
+      CheckRef(r, "spec.node", r.node, nodes_, "Node");
+    }
+    if (r.action == RuleAction::kWeight && r.weight == 0) {
+      Error(r, "spec.weight", "action Weight needs a weight of at least 1");
+    }
+    if (r.action != RuleAction::kWeight && r.weight != 0) {
+      Error(r, "spec.weight",
+            std::string("only applies to action Weight, not ") +
+                RuleActionName(r.action));
+    }
+  }
+
+  void CheckCanary(const Canary& c) {
+    CheckRef(c, "spec.domain", c.domain, domains_, "Domain");
+    CheckRef(c, "spec.node", c.node, nodes_, "Node");
+    for (size_t i = 0; i < c.regions.size(); ++i) {
+      CheckRef(c, Indexed("spec.regions", i), c.regions[i], regions_, "Region");
+    }
+    if (c.steps.empty())
+      Error(c, "spec.steps", "a Canary needs at least one step");
+    for (size_t i = 0; i < c.steps.size(); ++i) {
+      const double percent = c.steps[i].percent;
+      const std::string field = Indexed("spec.steps", i) + ".percent";
+      if (percent < 0 || percent > 100) {
+        Error(c, field, "must be 0..100, got " + Num(percent));
+      } else if (i > 0 && percent < c.steps[i - 1].percent) {
+        Error(c, field,
+              "steps must not decrease, " + Num(percent) + " follows " +
+                  Num(c.steps[i - 1].percent));
+      }
+    }
+    if (c.status_percent &&
+        (*c.status_percent < 0 || *c.status_percent > 100)) {
+      Error(c, "status.percent",
+            "must be 0..100, got " + Num(*c.status_percent));
+    }
+  }
+
+  const World& world_;
+  NameIndex<Domain> domains_;
+  NameIndex<Region> regions_;
+  NameIndex<Node> nodes_;
+  std::vector<ManifestError> errors_;
+};
+
+}  // namespace
+
+std::vector<ManifestError> Validate(const World& world) {
+  return Checker(world).Run();
+}
+
+}  // namespace ax

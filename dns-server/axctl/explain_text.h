@@ -1,0 +1,13 @@
+// Renders an explanation document (core explain.h) as text an on-call engineer reads
+// top to bottom. Formatting only: no decisions here.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace ax {
+
+std::string ExplanationToText(const nlohmann::json& explanation);
+
+}  // namespace ax

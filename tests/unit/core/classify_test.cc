@@ -1,0 +1,287 @@
+// Classifier: step order (CIDR, geo + ASN, catch-all), geo specificity and
+// ties, ECS scope, and the one-line explanations.
+#include "ax/classify.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace ax {
+namespace {
+
+using Step = Classification::Step;
+
+IpAddress A(const char* text) { return ParseIp(text).value(); }
+
+SnapshotRegion R(std::string name, RegionMatch match) {
+  SnapshotRegion region;
+  region.name = std::move(name);
+  region.match = std::move(match);
+  return region;
+}
+
+std::vector<IpPrefix> Cidrs(std::initializer_list<const char*> texts) {
+  std::vector<IpPrefix> out;
+  for (const char* t : texts) out.push_back(ParsePrefix(t).value());
+  return out;
+}
+
+// Every step and specificity level, plus a twin of "cn" to show ties go to
+// order.
+const std::vector<SnapshotRegion>& World() {
+  static const std::vector<SnapshotRegion> regions = {
+      R("cidr-a", {.cidrs = Cidrs({"203.0.113.0/24", "2001:db8::/32"})}),
+      R("cidr-b", {.cidrs = Cidrs({"203.0.113.128/25"})}),
+      R("cn", {.countries = {"CN"}}),
+      R("cn-gd", {.subdivisions = {"CN-GD"}}),
+      R("cn-telecom", {.countries = {"CN"}, .asns = {4134}}),
+      R("cn-gd-telecom", {.subdivisions = {"CN-GD"}, .asns = {4134}}),
+      R("asn-only", {.asns = {9808}}),
+      R("cn-twin", {.countries = {"CN"}}),
+      R("cn-or-gd", {.countries = {"HK"}, .subdivisions = {"CN-GD"}}),
+      R("default", {.catch_all = true}),
+  };
+  return regions;
+}
+
+struct Case {
+  const char* name;
+  const char* ip;
+  GeoInfo geo;
+  const char* region;  // nullptr: kNoIndex
+  Step step;
+  uint8_t specificity;
+  int scope;
+};
+
+class ClassifyTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ClassifyTest, PicksRegionStepAndScope) {
+  const Case& c = GetParam();
+  const Classifier classifier(World());
+  const Classification got = classifier.Classify(A(c.ip), c.geo);
+  if (c.region) {
+    ASSERT_NE(got.region, kNoIndex);
+    EXPECT_EQ(World()[got.region].name, c.region);
+  } else {
+    EXPECT_EQ(got.region, kNoIndex);
+  }
+  EXPECT_EQ(got.step, c.step);
+  EXPECT_EQ(got.specificity, c.specificity);
+  EXPECT_EQ(got.scope_prefix_length, c.scope);
+}
+
+// Scope notes: the v4 CIDRs are 203.0.113.0/24 and .128/25; 198.51.100.1 shares
+// 4 bits with 203/8 (1100 0110 vs 1100 1011), so the CIDR miss holds for /5.
+// The v6 CIDR 2001:db8::/32 shares 5 bits with 2400::, so that miss holds for
+// /6.
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ClassifyTest,
+    ::testing::Values(
+        Case{"CidrBeatsGeo",
+             "203.0.113.5",
+             {"CN", "CN-GD", 4134, false, {}, 16},
+             "cidr-a",
+             Step::kCidr,
+             24,
+             25},
+        Case{"LongestCidrAcrossRegions",
+             "203.0.113.200",
+             {},
+             "cidr-b",
+             Step::kCidr,
+             25,
+             25},
+        Case{"CidrV6", "2001:db8::1", {"CN"}, "cidr-a", Step::kCidr, 32, 32},
+        Case{"SubdivisionAndAsn",
+             "198.51.100.1",
+             {"CN", "CN-GD", 4134, false, {}, 20},
+             "cn-gd-telecom",
+             Step::kGeo,
+             kGeoSubdivision | kGeoAsn,
+             20},
+        Case{"SubdivisionBeatsCountryAndAsn",
+             "198.51.100.1",
+             {"CN", "CN-GD", 0, false, {}, 20},
+             "cn-gd",
+             Step::kGeo,
+             kGeoSubdivision,
+             20},
+        Case{"CountryAndAsnBeatsCountry",
+             "198.51.100.1",
+             {"CN", "CN-BJ", 4134, false, {}, 20},
+             "cn-telecom",
+             Step::kGeo,
+             kGeoCountry | kGeoAsn,
+             20},
+        Case{"CountryTieGoesToFirstRegion",
+             "198.51.100.1",
+             {"CN", "", 0, false, {}, 20},
+             "cn",
+             Step::kGeo,
+             kGeoCountry,
+             20},
+        Case{"CountryBeatsAsnOnly",
+             "198.51.100.1",
+             {"CN", "", 9808, false, {}, 20},
+             "cn",
+             Step::kGeo,
+             kGeoCountry,
+             20},
+        Case{"AsnOnly",
+             "198.51.100.1",
+             {"US", "", 9808, false, {}, 20},
+             "asn-only",
+             Step::kGeo,
+             kGeoAsn,
+             20},
+        Case{"EitherGeoFieldMatches",
+             "198.51.100.1",
+             {"HK", "HK-KLN", 0, false, {}, 20},
+             "cn-or-gd",
+             Step::kGeo,
+             kGeoCountry,
+             20},
+        Case{"DeclaredAsnMustMatch",
+             "198.51.100.1",
+             {"US", "", 4134, false, {}, 20},
+             "default",
+             Step::kCatchAll,
+             0,
+             20},
+        Case{"CatchAll",
+             "198.51.100.1",
+             {"JP", "JP-13", 0, false, {}, 16},
+             "default",
+             Step::kCatchAll,
+             0,
+             16},
+        Case{"GeoScopeNeverBelowCidrDepth",
+             "198.51.100.1",
+             {"JP", "", 0, false, {}, 2},
+             "default",
+             Step::kCatchAll,
+             0,
+             5},
+        Case{"UnknownGeoExtentScopesFullAddress",
+             "198.51.100.1",
+             {},
+             "default",
+             Step::kCatchAll,
+             0,
+             32},
+        Case{"GeoV6",
+             "2400::1",
+             {"CN", "CN-GD", 0, false, {}, 48},
+             "cn-gd",
+             Step::kGeo,
+             kGeoSubdivision,
+             48},
+        Case{"GeoV6ShortDatabaseNetwork",
+             "2400::1",
+             {"CN", "CN-GD", 0, false, {}, 3},
+             "cn-gd",
+             Step::kGeo,
+             kGeoSubdivision,
+             6}),
+    [](const auto& test) { return std::string(test.param.name); });
+
+TEST(ClassifierTest, NoCatchAllMeansNone) {
+  const Classifier classifier({R("cn", {.countries = {"CN"}})});
+  const Classification got = classifier.Classify(
+      A("192.0.2.1"), {.country = "US", .geo_prefix_length = 24});
+  EXPECT_EQ(got.region, kNoIndex);
+  EXPECT_EQ(got.step, Step::kNone);
+  EXPECT_EQ(got.scope_prefix_length, 24);
+}
+
+TEST(ClassifierTest, NoRegionsMeansNoneForEveryone) {
+  const Classifier classifier(std::vector<SnapshotRegion>{});
+  const Classification got =
+      classifier.Classify(A("192.0.2.1"), {.country = "CN"});
+  EXPECT_EQ(got.step, Step::kNone);
+  EXPECT_EQ(got.scope_prefix_length, 0);
+}
+
+TEST(ClassifierTest, LoneCatchAllDoesNotDependOnClient) {
+  const Classifier classifier({R("default", {.catch_all = true})});
+  const Classification got = classifier.Classify(
+      A("2001:db8::1"), {.country = "CN", .geo_prefix_length = 48});
+  EXPECT_EQ(got.step, Step::kCatchAll);
+  EXPECT_EQ(got.region, 0u);
+  EXPECT_EQ(got.scope_prefix_length, 0);
+}
+
+TEST(ClassifierTest, WithoutGeoRegionsGeoDoesNotNarrowScope) {
+  // Only CIDRs decide, so the database network length is irrelevant.
+  const Classifier classifier({R("a", {.cidrs = Cidrs({"10.0.0.0/8"})}),
+                               R("default", {.catch_all = true})});
+  const Classification got = classifier.Classify(
+      A("11.0.0.1"), {.country = "CN", .geo_prefix_length = 24});
+  EXPECT_EQ(got.step, Step::kCatchAll);
+  EXPECT_EQ(got.scope_prefix_length, 8);
+}
+
+TEST(ClassifierTest, FirstRegionWinsDuplicateCidrAndCatchAll) {
+  const Classifier classifier(
+      {R("a", {.cidrs = Cidrs({"10.0.0.0/8"})}),
+       R("b", {.cidrs = Cidrs({"10.0.0.0/8"}), .catch_all = true}),
+       R("c", {.catch_all = true})});
+  EXPECT_EQ(classifier.Classify(A("10.0.0.1"), {}).region, 0u);
+  EXPECT_EQ(classifier.Classify(A("11.0.0.1"), {}).region, 1u);
+}
+
+TEST(ClassifierTest, RegionListingAKeyTwiceIsStillOneCandidate) {
+  const Classifier classifier(
+      {R("cn", {.countries = {"CN", "CN"}, .asns = {1, 1}}),
+       R("cn-2", {.countries = {"CN"}, .asns = {1}})});
+  const Classification got =
+      classifier.Classify(A("192.0.2.1"), {.country = "CN", .asn = 1});
+  EXPECT_EQ(got.region, 0u);
+  EXPECT_EQ(got.specificity, kGeoCountry | kGeoAsn);
+}
+
+struct DescribeCase {
+  const char* ip;
+  GeoInfo geo;
+  const char* text;
+};
+
+class DescribeTest : public ::testing::TestWithParam<DescribeCase> {};
+
+TEST_P(DescribeTest, Explains) {
+  const Classifier classifier(World());
+  const GeoInfo& geo = GetParam().geo;
+  EXPECT_EQ(Describe(classifier.Classify(A(GetParam().ip), geo), World(), geo),
+            GetParam().text);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, DescribeTest,
+    ::testing::Values(
+        DescribeCase{"203.0.113.7", {}, "cidr 203.0.113.0/24 of region cidr-a"},
+        DescribeCase{"2001:db8::1", {}, "cidr 2001:db8::/32 of region cidr-a"},
+        DescribeCase{"198.51.100.1",
+                     {"CN", "CN-GD", 4134},
+                     "subdivision CN-GD + ASN 4134 -> region cn-gd-telecom"},
+        DescribeCase{"198.51.100.1",
+                     {"CN", "CN-GD", 0},
+                     "subdivision CN-GD -> region cn-gd"},
+        DescribeCase{"198.51.100.1",
+                     {"CN", "", 4134},
+                     "country CN + ASN 4134 -> region cn-telecom"},
+        DescribeCase{
+            "198.51.100.1", {"US", "", 9808}, "ASN 9808 -> region asn-only"},
+        DescribeCase{
+            "198.51.100.1", {"JP"}, "no match; catch-all region default"}));
+
+TEST(DescribeTest, NoCatchAll) {
+  const std::vector<SnapshotRegion> regions;
+  const Classifier classifier(regions);
+  EXPECT_EQ(Describe(classifier.Classify(A("192.0.2.1"), {}), regions, {}),
+            "no match; no catch-all region");
+}
+
+}  // namespace
+}  // namespace ax
