@@ -20,6 +20,7 @@ Classifier::Classifier(const std::vector<SnapshotRegion>& regions)
     : declares_(regions.size(), 0) {
   for (uint32_t r = 0; r < regions.size(); ++r) {
     const RegionMatch& match = regions[r].match;
+    // A CIDR already claimed stays with the earlier region (see header).
     for (const IpPrefix& cidr : match.cidrs) cidrs_.Insert(cidr, r);
     for (const std::string& s : match.subdivisions) {
       AddRegion(by_subdivision_[s], r);

@@ -1,5 +1,6 @@
-// Explain: assembles the decision chain from Classify + Decide (with a DecisionTrace).
-// Only formatting lives here; every decision is made by the data-plane functions.
+// Explain: assembles the decision chain from Classify + Decide (with a
+// DecisionTrace). Only formatting lives here; every decision is made by the
+// data-plane functions.
 #include "ax/explain.h"
 
 #include <algorithm>
@@ -36,7 +37,8 @@ nlohmann::json Addresses(const std::vector<IpAddress>& addresses) {
   return out;
 }
 
-nlohmann::json Candidates(const Snapshot& s, const Route& route, const DecisionTrace& trace) {
+nlohmann::json Candidates(const Snapshot& s, const Route& route,
+                          const DecisionTrace& trace) {
   nlohmann::json out = nlohmann::json::array();
   for (size_t i = 0; i < route.candidates.size(); ++i) {
     const Candidate& c = route.candidates[i];
@@ -66,30 +68,35 @@ nlohmann::json Candidates(const Snapshot& s, const Route& route, const DecisionT
 nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
                        const ExplainRequest& req) {
   const std::string name = Normalise(req.name);
-  auto domain = std::find_if(s.domains.begin(), s.domains.end(),
-                             [&](const SnapshotDomain& d) { return d.fqdn == name; });
+  auto domain =
+      std::find_if(s.domains.begin(), s.domains.end(),
+                   [&](const SnapshotDomain& d) { return d.fqdn == name; });
   if (domain == s.domains.end()) {
-    return {{"error", "'" + name + "' is not a served domain in snapshot version " +
+    return {{"error", "'" + name +
+                          "' is not a served domain in snapshot version " +
                           std::to_string(s.version)}};
   }
   const Classification cls = classifier.Classify(req.client, req.geo);
-  ClientContext client{ClientCohort(req.client), req.geo.has_location, req.geo.location};
+  ClientContext client{ClientCohort(req.client), req.geo.has_location,
+                       req.geo.location};
   Rng rng(req.seed);
   DecisionTrace trace;
-  const Answer answer =
-      Decide(s, *domain, cls.region, client, req.family, req.now_ms, rng, &trace);
+  const Answer answer = Decide(s, *domain, cls.region, client, req.family,
+                               req.now_ms, rng, &trace);
   const Route& route = s.routes[answer.route];
 
   nlohmann::json out;
   const int cohort_bits = CohortPrefixLength(req.client.family);
   out["query"] = {{"name", name},
                   {"client", FormatIp(req.client)},
-                  {"cohortSubnet", FormatPrefix({Mask(req.client, cohort_bits), cohort_bits})}};
+                  {"cohortSubnet",
+                   FormatPrefix({Mask(req.client, cohort_bits), cohort_bits})}};
   out["snapshot"] = {{"version", s.version}, {"contentHash", s.content_hash}};
   nlohmann::json geo = {{"country", req.geo.country},
                         {"subdivision", req.geo.subdivision},
                         {"asn", req.geo.asn}};
-  if (req.geo.has_location) geo["location"] = {req.geo.location.lat, req.geo.location.lon};
+  if (req.geo.has_location)
+    geo["location"] = {req.geo.location.lat, req.geo.location.lon};
   out["geo"] = std::move(geo);
   nlohmann::json c = {{"step", StepName(cls.step)},
                       {"detail", Describe(cls, s.regions, req.geo)},
@@ -109,7 +116,8 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
                       {"rules", route.rules},
                       {"hysteresisHeld", route.hysteresis_held}};
   if (!route.via.empty()) r["via"] = route.via;
-  if (route.failover_until_ms > 0) r["failoverUntilMs"] = route.failover_until_ms;
+  if (route.failover_until_ms > 0)
+    r["failoverUntilMs"] = route.failover_until_ms;
   if (route.canary != kNoIndex) {
     const SnapshotCanary& can = s.canaries[route.canary];
     r["canary"] = {{"name", can.name},
@@ -127,24 +135,28 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
     const SnapshotNode& n = s.nodes[answer.nodes[i]];
     pick.push_back(n.name);
     for (const IpAddress& a : n.addresses) {
-      if (!req.family || a.family == *req.family) addresses.push_back(FormatIp(a));
+      if (!req.family || a.family == *req.family)
+        addresses.push_back(FormatIp(a));
     }
   }
   if (route.source == RouteSource::kDomainFallback) {
     if (!domain->fallback.cname.empty()) out["cname"] = domain->fallback.cname;
     for (const IpAddress& a : domain->fallback.addresses) {
-      if (!req.family || a.family == *req.family) addresses.push_back(FormatIp(a));
+      if (!req.family || a.family == *req.family)
+        addresses.push_back(FormatIp(a));
     }
   }
   out["pick"] = std::move(pick);
   out["addresses"] = std::move(addresses);
   out["ttl"] = answer.ttl;
   out["ttlReason"] = TtlReasonName(answer.ttl_reason);
-  std::string summary = FormatIp(req.client) + " -> " + Describe(cls, s.regions, req.geo) +
-                        " -> " + RouteSourceName(route.source);
+  std::string summary = FormatIp(req.client) + " -> " +
+                        Describe(cls, s.regions, req.geo) + " -> " +
+                        RouteSourceName(route.source);
   if (!route.via.empty()) summary += " via " + route.via;
   if (answer.canary) summary += " -> canary " + s.nodes[answer.nodes[0]].name;
-  summary += " -> [" + out["pick"].dump() + "] TTL " + std::to_string(answer.ttl) + " (" +
+  summary += " -> [" + out["pick"].dump() + "] TTL " +
+             std::to_string(answer.ttl) + " (" +
              TtlReasonName(answer.ttl_reason) + ")";
   out["summary"] = summary;
   return out;

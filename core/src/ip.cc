@@ -1,5 +1,5 @@
-// Parsing and formatting of IP addresses and prefixes (inet_pton/ntop are pure libc
-// conversions, no IO).
+// Parsing and formatting of IP addresses and prefixes (inet_pton/ntop are pure
+// libc conversions, no IO).
 #include "ax/ip.h"
 
 #include <arpa/inet.h>
@@ -9,7 +9,8 @@
 namespace ax {
 
 std::optional<IpAddress> ParseIp(std::string_view text) {
-  // inet_pton needs a NUL-terminated string; addresses are short, so a stack copy does.
+  // inet_pton needs a NUL-terminated string; addresses are short, so a stack
+  // copy does.
   char buf[INET6_ADDRSTRLEN + 1];
   if (text.empty() || text.size() >= sizeof(buf)) return std::nullopt;
   text.copy(buf, text.size());
@@ -54,20 +55,26 @@ std::optional<IpPrefix> ParsePrefix(std::string_view text, std::string* error) {
   const size_t slash = text.find('/');
   if (slash == std::string_view::npos) return fail("missing '/length'");
   auto ip = ParseIp(text.substr(0, slash));
-  if (!ip) return fail("'" + std::string(text.substr(0, slash)) + "' is not an IP address");
+  if (!ip)
+    return fail("'" + std::string(text.substr(0, slash)) +
+                "' is not an IP address");
   std::string_view len_text = text.substr(slash + 1);
   int length = -1;
-  auto [ptr, ec] = std::from_chars(len_text.data(), len_text.data() + len_text.size(), length);
-  if (ec != std::errc() || ptr != len_text.data() + len_text.size() || len_text.empty()) {
-    return fail("prefix length '" + std::string(len_text) + "' is not a number");
+  auto [ptr, ec] = std::from_chars(len_text.data(),
+                                   len_text.data() + len_text.size(), length);
+  if (ec != std::errc() || ptr != len_text.data() + len_text.size() ||
+      len_text.empty()) {
+    return fail("prefix length '" + std::string(len_text) +
+                "' is not a number");
   }
   if (length < 0 || length > ip->BitLength()) {
-    return fail("prefix length " + std::to_string(length) + " is out of range 0.." +
-                std::to_string(ip->BitLength()));
+    return fail("prefix length " + std::to_string(length) +
+                " is out of range 0.." + std::to_string(ip->BitLength()));
   }
   if (Mask(*ip, length) != *ip) {
-    return fail("host bits set past /" + std::to_string(length) + " (did you mean " +
-                FormatIp(Mask(*ip, length)) + "/" + std::to_string(length) + "?)");
+    return fail("host bits set past /" + std::to_string(length) +
+                " (did you mean " + FormatIp(Mask(*ip, length)) + "/" +
+                std::to_string(length) + "?)");
   }
   return IpPrefix{*ip, length};
 }

@@ -1,4 +1,5 @@
-// Enum <-> manifest name tables for the model. One table per enum serves both directions.
+// Enum <-> manifest name tables for the model. One table per enum serves both
+// directions.
 #include <array>
 #include <string_view>
 #include <utility>
@@ -55,14 +56,20 @@ std::optional<E> ValueOf(const NameTable<E, N>& table, std::string_view name) {
 }  // namespace
 
 const char* StrategyName(Strategy s) { return NameOf(kStrategies, s); }
-std::optional<Strategy> ParseStrategy(std::string_view n) { return ValueOf(kStrategies, n); }
+std::optional<Strategy> ParseStrategy(std::string_view n) {
+  return ValueOf(kStrategies, n);
+}
 const char* AdminStateName(AdminState s) { return NameOf(kAdminStates, s); }
-std::optional<AdminState> ParseAdminState(std::string_view n) { return ValueOf(kAdminStates, n); }
+std::optional<AdminState> ParseAdminState(std::string_view n) {
+  return ValueOf(kAdminStates, n);
+}
 const char* ProbeProtocolName(ProbeProtocol p) { return NameOf(kProtocols, p); }
 std::optional<ProbeProtocol> ParseProbeProtocol(std::string_view n) {
   return ValueOf(kProtocols, n);
 }
 const char* RuleActionName(RuleAction a) { return NameOf(kRuleActions, a); }
-std::optional<RuleAction> ParseRuleAction(std::string_view n) { return ValueOf(kRuleActions, n); }
+std::optional<RuleAction> ParseRuleAction(std::string_view n) {
+  return ValueOf(kRuleActions, n);
+}
 
 }  // namespace ax

@@ -259,8 +259,7 @@ class Fields {
   std::set<std::string, std::less<>> read_;
 };
 
-// ---- Formats
-// -------------------------------------------------------------------------
+// ---- Formats ----------------------------------------------------------
 
 // Lower-case letters, digits and '-' per label (plus '_' where DNS allows it,
 // for names like _grpc_config); labels 1..63 characters not starting or ending
@@ -284,9 +283,11 @@ std::string CheckDnsName(std::string_view name, bool allow_underscore) {
       bool ok = std::islower(static_cast<unsigned char>(c)) ||
                 std::isdigit(static_cast<unsigned char>(c)) || c == '-' ||
                 (allow_underscore && c == '_');
-      if (!ok)
-        return "must use only a-z, 0-9, '-' and '.', got \"" +
+      if (!ok) {
+        return std::string("must use only a-z, 0-9, '-'") +
+               (allow_underscore ? ", '_'" : "") + " and '.', got \"" +
                std::string(name) + "\"";
+      }
     }
     start = end + 1;
   }
@@ -418,8 +419,8 @@ std::optional<uint64_t> ParseDurationMs(std::string_view text) {
     if (digits == 0) return std::nullopt;
     text.remove_prefix(digits);
     uint64_t scale = 0;
-    for (const auto& [unit, ms] :
-         kUnits) {  // "ms" is listed before "m" on purpose
+    // "ms" is listed before "m" so that "500ms" is not read as 500 minutes.
+    for (const auto& [unit, ms] : kUnits) {
       if (text.starts_with(unit)) {
         scale = ms;
         text.remove_prefix(unit.size());
@@ -428,6 +429,7 @@ std::optional<uint64_t> ParseDurationMs(std::string_view text) {
     }
     if (scale == 0) return std::nullopt;
     total += number * scale;
+    if (total > (uint64_t{1} << 62)) return std::nullopt;  // no wrap-around
   }
   return total;
 }
@@ -436,10 +438,9 @@ bool DecodeDurationMs(Context& ctx, const std::string& path, const json& v,
                       uint64_t& out) {
   constexpr uint64_t kMaxMs = std::numeric_limits<uint32_t>::max();
   std::optional<uint64_t> ms;
-  if (v.is_number_unsigned()) {
-    ms = v.get<uint64_t>() <= kMaxMs / 1000
-             ? std::optional(v.get<uint64_t>() * 1000)
-             : std::nullopt;
+  if (v.is_number_integer() && v.get<int64_t>() >= 0) {
+    const auto seconds = v.get<uint64_t>();
+    if (seconds <= kMaxMs / 1000) ms = seconds * 1000;
   } else if (v.is_string()) {
     ms = ParseDurationMs(v.get<std::string>());
   }
@@ -528,7 +529,8 @@ std::optional<int64_t> ParseRfc3339(std::string_view s) {
       std::chrono::day(static_cast<unsigned>(day))};
   if (!date.ok()) return {};  // 2026-02-30
   int64_t days = std::chrono::sys_days(date).time_since_epoch().count();
-  return days * 86400 + hour * 3600 + minute * 60 + second - offset;
+  return days * 86400 + int64_t{hour} * 3600 + int64_t{minute} * 60 + second -
+         offset;
 }
 
 bool DecodeTime(Context& ctx, const std::string& path, const json& v,
@@ -570,8 +572,7 @@ bool DecodeStatusCodes(Context& ctx, const std::string& path, const json& v,
   return true;
 }
 
-// ---- Objects
-// -------------------------------------------------------------------------
+// ---- Objects ----------------------------------------------------------
 
 void ParseBody(Fields& top, Domain& d) {
   Fields spec = top.Sub("spec");
@@ -703,10 +704,10 @@ void ParseBody(Fields& top, Canary& c) {
 // Parses the whole object (metadata already read) and appends it only when it
 // is clean.
 template <typename T, std::vector<T> World::*kList>
-void ParseInto(Context& ctx, const json& object, ObjectMeta meta,
+void ParseInto(Context& ctx, const json& object, const ObjectMeta& meta,
                World& world) {
   T out;
-  out.meta = std::move(meta);
+  out.meta = meta;
   {
     Fields top(ctx, &object, "");
     for (const char* handled : {"apiVersion", "kind", "metadata"})
@@ -717,7 +718,7 @@ void ParseInto(Context& ctx, const json& object, ObjectMeta meta,
   if (!ctx.failed()) (world.*kList).push_back(std::move(out));
 }
 
-using KindParser = void (*)(Context&, const json&, ObjectMeta, World&);
+using KindParser = void (*)(Context&, const json&, const ObjectMeta&, World&);
 constexpr std::pair<std::string_view, KindParser> kKinds[] = {
     {"Domain", &ParseInto<Domain, &World::domains>},
     {"Region", &ParseInto<Region, &World::regions>},
@@ -749,19 +750,21 @@ bool ParseManifestObject(const json& object, std::string_view source,
   ObjectMeta meta;
   meta.source = std::string(source);
   {
-    // Kubernetes adds uid, resourceVersion, annotations, ... to metadata: allow
-    // them.
+    // Kubernetes adds uid, resourceVersion, annotations, ...: allow them.
     Fields head(ctx, &object, "", Fields::Unknown::kAllow);
     Fields metadata = head.Sub("metadata", Fields::Unknown::kAllow);
     if (const json* kind_value = head.Find("kind");
         kind_value && kind_value->is_string()) {
       kind = kind_value->get<std::string>();
     }
-    // "Kind/name" as far as known, so even errors about kind or name say which object.
+    // "Kind/name" as far as known: even errors about kind or name say which
+    // object they are in.
     const json* name = metadata.Find("name");
-    std::string object_name = name && name->is_string() ? name->get<std::string>() : "";
-    ctx.SetObject(kind.empty() || object_name.empty() ? kind + object_name
-                                                      : kind + "/" + object_name);
+    std::string object_name =
+        name && name->is_string() ? name->get<std::string>() : "";
+    ctx.SetObject(kind.empty() || object_name.empty()
+                      ? kind + object_name
+                      : kind + "/" + object_name);
     metadata.ReadRequired("name", meta.name, &DecodeObjectName);
     metadata.Read("namespace", meta.namespace_name);
     metadata.Read("labels", meta.labels);
@@ -775,7 +778,7 @@ bool ParseManifestObject(const json& object, std::string_view source,
   }
   for (const auto& [name, parse] : kKinds) {
     if (name == kind) {
-      parse(ctx, object, std::move(meta), world);
+      parse(ctx, object, meta, world);
       return !ctx.failed();
     }
   }

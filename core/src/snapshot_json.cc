@@ -737,11 +737,14 @@ ParseSnapshotResult ParseSnapshot(std::string_view json) {
     try {
       root = Json::parse(json.begin(), json.end());
     } catch (const Json::parse_error& e) {
+      // nlohmann counts the bytes read, the failing one included.
+      const size_t offset = e.byte == 0 ? 0 : e.byte - 1;
       Add(errors, "",
-          "malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+          "malformed JSON at byte offset " + std::to_string(offset) + ": " +
+              e.what());
       return result;
-    } catch (
-        const Json::exception& e) {  // e.g. a number too large for a double
+    } catch (const Json::exception& e) {
+      // Not a syntax error, e.g. a number too large for a double.
       Add(errors, "", std::string("malformed JSON: ") + e.what());
       return result;
     }
@@ -776,7 +779,6 @@ ParseSnapshotResult ParseSnapshot(std::string_view json) {
     // Not expected (bad_alloc at worst); the caller keeps its last good
     // snapshot.
     Add(errors, "", std::string("internal error: ") + e.what());
-    result.snapshot.reset();
   }
   if (errors.size() > kMaxErrors) {
     const size_t more = errors.size() - (kMaxErrors - 1);

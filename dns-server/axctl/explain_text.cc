@@ -28,38 +28,43 @@ std::string ExplanationToText(const nlohmann::json& e) {
     return out.str();
   }
   const auto& q = e["query"];
-  out << "query       " << Str(q, "name") << " from " << Str(q, "client") << " (cohort "
-      << Str(q, "cohortSubnet") << ")\n";
+  out << "query       " << Str(q, "name") << " from " << Str(q, "client")
+      << " (cohort " << Str(q, "cohortSubnet") << ")\n";
   out << "snapshot    version " << Str(e["snapshot"], "version") << " "
       << Str(e["snapshot"], "contentHash") << "\n";
   const auto& g = e["geo"];
-  out << "geo         country " << Str(g, "country") << ", subdivision " << Str(g, "subdivision")
-      << ", ASN " << Str(g, "asn") << "\n";
+  out << "geo         country " << Str(g, "country") << ", subdivision "
+      << Str(g, "subdivision") << ", ASN " << Str(g, "asn") << "\n";
   const auto& c = e["classification"];
-  out << "classified  " << Str(c, "detail") << " [step " << Str(c, "step") << ", area "
-      << Str(c, "area") << ", isp " << Str(c, "isp") << ", ECS scope /" << Str(c, "ecsScope")
-      << "]\n";
+  out << "classified  " << Str(c, "detail") << " [step " << Str(c, "step")
+      << ", area " << Str(c, "area") << ", isp " << Str(c, "isp")
+      << ", ECS scope /" << Str(c, "ecsScope") << "]\n";
   const auto& d = e["domain"];
-  out << "domain      " << Str(d, "fqdn") << " strategy " << Str(d, "strategy") << ", up to "
-      << Str(d, "maxAnswers") << " answers\n";
+  out << "domain      " << Str(d, "fqdn") << " strategy " << Str(d, "strategy")
+      << ", up to " << Str(d, "maxAnswers") << " answers\n";
   const auto& r = e["route"];
   out << "route       " << Str(r, "source");
   if (r.contains("via")) out << " via region " << Str(r, "via");
   if (r.value("hysteresisHeld", false)) out << ", primary held by hysteresis";
   out << "\n";
-  for (const auto& rule : r["rules"]) out << "rule        " << rule.get<std::string>() << "\n";
+  for (const auto& rule : r["rules"])
+    out << "rule        " << rule.get<std::string>() << "\n";
   if (r.contains("canary")) {
     const auto& k = r["canary"];
-    out << "canary      " << Str(k, "name") << " node " << Str(k, "node") << " at "
-        << Str(k, "percent") << "%: cohort bucket " << Str(k, "cohortBucket") << " -> "
+    out << "canary      " << Str(k, "name") << " node " << Str(k, "node")
+        << " at " << Str(k, "percent") << "%: cohort bucket "
+        << Str(k, "cohortBucket") << " -> "
         << (k.value("inCohort", false) ? "IN" : "out") << "\n";
   }
-  out << "candidates  node              score   health load   latency prio   weight\n";
+  out << "candidates  node              score   health load   latency prio   "
+         "weight\n";
   for (const auto& cand : e["candidates"]) {
     const auto& p = cand["parts"];
     char line[160];
-    std::snprintf(line, sizeof line, "            %-17s %-7s %-6s %-6s %-7s %-6s %s\n",
-                  Str(cand, "node").c_str(), Fixed(cand["score"].get<double>(), 3).c_str(),
+    std::snprintf(line, sizeof line,
+                  "            %-17s %-7s %-6s %-6s %-7s %-6s %s\n",
+                  Str(cand, "node").c_str(),
+                  Fixed(cand["score"].get<double>(), 3).c_str(),
                   Fixed(p["health"].get<double>(), 2).c_str(),
                   Fixed(p["load"].get<double>(), 2).c_str(),
                   Fixed(p["latency"].get<double>(), 2).c_str(),
@@ -68,8 +73,10 @@ std::string ExplanationToText(const nlohmann::json& e) {
     out << line;
   }
   if (e.contains("cname")) out << "cname       " << Str(e, "cname") << "\n";
-  out << "pick        " << e["pick"].dump() << " -> " << e["addresses"].dump() << "\n";
-  out << "ttl         " << Str(e, "ttl") << " (" << Str(e, "ttlReason") << ")\n";
+  out << "pick        " << e["pick"].dump() << " -> " << e["addresses"].dump()
+      << "\n";
+  out << "ttl         " << Str(e, "ttl") << " (" << Str(e, "ttlReason")
+      << ")\n";
   return out.str();
 }
 

@@ -1,10 +1,9 @@
-// Renders an explanation document (core explain.h) as text an on-call engineer reads
-// top to bottom. Formatting only: no decisions here.
+// Renders an explanation document (core explain.h) as text an on-call engineer
+// reads top to bottom. Formatting only: no decisions here.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace ax {
 

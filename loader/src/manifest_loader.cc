@@ -1,6 +1,7 @@
-// YAML manifests -> JSON -> core parser and validator. The YAML -> JSON conversion follows
-// the YAML 1.2 core schema, so quoted "80" stays a string while plain 80 becomes a number,
-// exactly the distinction the typed manifest fields check. No model rules here.
+// YAML manifests -> JSON -> core parser and validator. The YAML -> JSON
+// conversion follows the YAML 1.2 core schema, so quoted "80" stays a string
+// while plain 80 becomes a number, exactly the distinction the typed manifest
+// fields check. No model rules here.
 #include "ax/manifest_loader.h"
 
 #include <yaml-cpp/yaml.h>
@@ -22,14 +23,16 @@ namespace {
 
 using nlohmann::json;
 
-// "path:12" for a node with a position, "path" otherwise. yaml-cpp counts lines from 0.
+// "path:12" for a node with a position, "path" otherwise. yaml-cpp counts lines
+// from 0.
 std::string Where(std::string_view file, const YAML::Mark& mark) {
   std::string out(file);
   if (mark.line >= 0) out += ":" + std::to_string(mark.line + 1);
   return out;
 }
 
-bool IsOneOf(std::string_view s, std::initializer_list<std::string_view> options) {
+bool IsOneOf(std::string_view s,
+             std::initializer_list<std::string_view> options) {
   return std::find(options.begin(), options.end(), s) != options.end();
 }
 
@@ -47,17 +50,23 @@ json ResolvePlainScalar(const std::string& s) {
     digits.remove_prefix(2);
   }
   uint64_t magnitude = 0;
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
-  if (!digits.empty() && end == digits.data() + digits.size() && ec == std::errc()) {
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(),
+                                   magnitude, base);
+  if (!digits.empty() && end == digits.data() + digits.size() &&
+      ec == std::errc()) {
     if (!negative) return magnitude;
-    if (magnitude <= uint64_t{1} << 63) return static_cast<int64_t>(0 - magnitude);
+    if (magnitude <= uint64_t{1} << 63)
+      return static_cast<int64_t>(0 - magnitude);
   }
-  if (IsOneOf(s, {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})) return HUGE_VAL;
+  if (IsOneOf(s, {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"}))
+    return HUGE_VAL;
   if (IsOneOf(s, {"-.inf", "-.Inf", "-.INF"})) return -HUGE_VAL;
   if (IsOneOf(s, {".nan", ".NaN", ".NAN"})) return NAN;
-  // Floats: digits with a '.' and/or an exponent, nothing else ("1.0", "2e3", ".5").
-  const bool float_chars = s.find_first_not_of("0123456789+-.eE") == std::string::npos &&
-                           s.find_first_of("0123456789") != std::string::npos;
+  // Floats: digits with a '.' and/or an exponent, nothing else ("1.0", "2e3",
+  // ".5").
+  const bool float_chars =
+      s.find_first_not_of("0123456789+-.eE") == std::string::npos &&
+      s.find_first_of("0123456789") != std::string::npos;
   if (float_chars) {
     char* stop = nullptr;
     errno = 0;
@@ -67,7 +76,8 @@ json ResolvePlainScalar(const std::string& s) {
   return s;
 }
 
-// YAML -> JSON, reporting duplicate map keys (yaml-cpp keeps both) as errors at their line.
+// YAML -> JSON, reporting duplicate map keys (yaml-cpp keeps both) as errors at
+// their line.
 class YamlToJson {
  public:
   YamlToJson(std::string_view file, std::vector<ManifestError>& errors)
@@ -76,7 +86,8 @@ class YamlToJson {
   json Convert(const YAML::Node& node, const std::string& path) {
     switch (node.Type()) {
       case YAML::NodeType::Scalar:
-        // "!" marks quoted and block scalars, "tag:yaml.org,2002:str" an explicit !!str.
+        // "!" marks quoted and block scalars, "tag:yaml.org,2002:str" an
+        // explicit !!str.
         if (node.Tag() == "?") return ResolvePlainScalar(node.Scalar());
         return node.Scalar();
       case YAML::NodeType::Sequence: {
@@ -92,7 +103,8 @@ class YamlToJson {
           const std::string key = entry.first.Scalar();
           const std::string key_path = path.empty() ? key : path + "." + key;
           if (out.contains(key)) {
-            errors_.push_back({Where(file_, entry.first.Mark()), "", key_path, "duplicate key"});
+            errors_.push_back({Where(file_, entry.first.Mark()), "", key_path,
+                               "duplicate key"});
             continue;
           }
           out[key] = Convert(entry.second, key_path);
@@ -111,43 +123,51 @@ class YamlToJson {
 
 // `kind: List` with `items`, as `kubectl get -o yaml` prints several objects.
 bool IsList(const json& object) {
-  return object.is_object() && object.value("kind", json()) == "List" && object.contains("items");
+  return object.is_object() && object.value("kind", json()) == "List" &&
+         object.contains("items");
 }
 
-// Parses every object of one YAML text into `result`; validation is the caller's.
-void ParseYamlInto(std::string_view yaml, std::string_view file, ManifestLoadResult& result) {
+// Parses every object of one YAML text into `result`; validation is the
+// caller's.
+void ParseYamlInto(std::string_view yaml, std::string_view file,
+                   ManifestLoadResult& result) {
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(std::string(yaml));
   } catch (const YAML::Exception& e) {
-    result.errors.push_back({Where(file, e.mark), "", "", "YAML syntax error: " + e.msg});
+    result.errors.push_back(
+        {Where(file, e.mark), "", "", "YAML syntax error: " + e.msg});
     return;
   }
   YamlToJson converter(file, result.errors);
   for (size_t doc = 0; doc < documents.size(); ++doc) {
     const YAML::Node& root = documents[doc];
-    if (root.IsNull()) continue;  // `---` with nothing (or only comments) after it
+    if (root.IsNull())
+      continue;  // `---` with nothing (or only comments) after it
     const std::string doc_tag = "#" + std::to_string(doc + 1);
     json object = converter.Convert(root, "");
     if (IsList(object)) {
       const json& items = object.at("items");
       if (!items.is_array()) {
-        result.errors.push_back(
-            {Where(file, root.Mark()) + doc_tag, "List", "items", "must be a list of objects"});
+        result.errors.push_back({Where(file, root.Mark()) + doc_tag, "List",
+                                 "items", "must be a list of objects"});
         continue;
       }
       const YAML::Node item_nodes = root["items"];
       for (size_t i = 0; i < items.size(); ++i) {
-        ParseManifestObject(items[i], Where(file, item_nodes[i].Mark()) + doc_tag, result.world,
-                            result.errors);
+        ParseManifestObject(items[i],
+                            Where(file, item_nodes[i].Mark()) + doc_tag,
+                            result.world, result.errors);
       }
       continue;
     }
-    ParseManifestObject(object, Where(file, root.Mark()) + doc_tag, result.world, result.errors);
+    ParseManifestObject(object, Where(file, root.Mark()) + doc_tag,
+                        result.world, result.errors);
   }
 }
 
-void ParseFileInto(const std::filesystem::path& path, ManifestLoadResult& result) {
+void ParseFileInto(const std::filesystem::path& path,
+                   ManifestLoadResult& result) {
   const std::string name = path.generic_string();
   std::ifstream in(path, std::ios::binary);
   std::error_code ec;
@@ -172,7 +192,8 @@ ManifestLoadResult Finish(ManifestLoadResult result) {
 
 }  // namespace
 
-ManifestLoadResult LoadManifestText(std::string_view yaml, std::string_view source_name) {
+ManifestLoadResult LoadManifestText(std::string_view yaml,
+                                    std::string_view source_name) {
   ManifestLoadResult result;
   ParseYamlInto(yaml, source_name, result);
   return Finish(std::move(result));
@@ -189,18 +210,22 @@ ManifestLoadResult LoadManifestDir(const std::filesystem::path& dir) {
   const std::string name = dir.generic_string();
   std::vector<std::filesystem::path> files;
   std::error_code ec;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
     const std::filesystem::path& p = it->path();
     const bool yaml_name = p.extension() == ".yaml" || p.extension() == ".yml";
-    std::error_code type_ec;  // an unreadable entry is reported when it is opened
+    std::error_code
+        type_ec;  // an unreadable entry is reported when it is opened
     if (yaml_name && !it->is_directory(type_ec)) files.push_back(p);
   }
   if (ec) {
-    result.errors.push_back({name, "", "", "cannot read directory: " + ec.message()});
+    result.errors.push_back(
+        {name, "", "", "cannot read directory: " + ec.message()});
     return result;
   }
   if (files.empty()) {
-    result.errors.push_back({name, "", "", "no *.yaml or *.yml files in directory"});
+    result.errors.push_back(
+        {name, "", "", "no *.yaml or *.yml files in directory"});
     return result;
   }
   std::sort(files.begin(), files.end());

@@ -1,7 +1,8 @@
-// Decision-core benchmarks (DESIGN §3 targets, issue 2): one decision for a 20-candidate
-// region once the snapshot is built (target: well under 1 us), classification, and
-// building + serialising the snapshot for 1,000 nodes x 200 regions x 50 domains (target:
-// well under 1 s, under 1 MiB). Rerun: tests/bench/run_core_bench.sh.
+// Decision-core benchmarks (DESIGN §3 targets, issue 2): one decision for a
+// 20-candidate region once the snapshot is built (target: well under 1 us),
+// classification, and building + serialising the snapshot for 1,000 nodes x 200
+// regions x 50 domains (target: well under 1 s, under 1 MiB). Rerun:
+// tests/bench/run_core_bench.sh.
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -14,9 +15,9 @@
 namespace ax {
 namespace {
 
-// A deterministic large world: `nodes` nodes spread over `regions` regions (each region
-// lists `per_region` nodes, wrapping around), `domains` domains split between two
-// strategies and two node selectors, one canary, a few rules.
+// A deterministic large world: `nodes` nodes spread over `regions` regions
+// (each region lists `per_region` nodes, wrapping around), `domains` domains
+// split between two strategies and two node selectors, one canary, a few rules.
 World MakeWorld(int nodes, int regions, int domains, int per_region) {
   World w;
   for (int i = 0; i < nodes; ++i) {
@@ -44,7 +45,8 @@ World MakeWorld(int nodes, int regions, int domains, int per_region) {
     g.isp = "isp-" + std::to_string(r % 4);
     g.match.subdivisions.push_back("XX-" + std::to_string(r));
     g.match.asns.push_back(64512 + r);
-    g.match.cidrs.push_back(*ParsePrefix("100." + std::to_string(r) + ".0.0/16"));
+    g.match.cidrs.push_back(
+        *ParsePrefix("100." + std::to_string(r) + ".0.0/16"));
     for (int k = 0; k < per_region; ++k) {
       g.nodes.push_back("node-" + std::to_string((r * per_region + k) % nodes));
     }
@@ -56,7 +58,8 @@ World MakeWorld(int nodes, int regions, int domains, int per_region) {
     dom.meta.name = "domain-" + std::to_string(d);
     dom.fqdn = dom.meta.name + ".example.test";
     dom.zone = "example.test";
-    dom.strategy = d % 2 ? Strategy::kWeightedRandom : Strategy::kRegionPriority;
+    dom.strategy =
+        d % 2 ? Strategy::kWeightedRandom : Strategy::kRegionPriority;
     if (d % 5 == 0) dom.node_selector["tier"] = "edge";
     dom.max_answers = 2;
     w.domains.push_back(dom);
@@ -82,7 +85,8 @@ StatusMap MakeStatus(const World& w) {
     NodeStatus s;
     s.health = i % 17 == 5 ? Health::kDown : Health::kUp;
     s.latency_ms = 5.0 + static_cast<double>(i % 40);
-    s.load = NodeLoad{static_cast<double>(i % 1200), static_cast<double>(i * 7 % 12000)};
+    s.load = NodeLoad{static_cast<double>(i % 1200),
+                      static_cast<double>(i * 7 % 12000)};
     status[w.nodes[i].meta.name] = s;
   }
   return status;
@@ -93,7 +97,8 @@ void BM_BuildSnapshot(benchmark::State& state) {
   const StatusMap status = MakeStatus(w);
   Snapshot previous = BuildSnapshot(w, status, nullptr, {});
   for (auto _ : state) {
-    Snapshot s = BuildSnapshot(w, status, &previous, {.now_ms = 1000, .version = 2});
+    Snapshot s =
+        BuildSnapshot(w, status, &previous, {.now_ms = 1000, .version = 2});
     benchmark::DoNotOptimize(s);
   }
   state.counters["routes"] = static_cast<double>(previous.routes.size());
@@ -105,7 +110,8 @@ void BM_BuildAndSerialiseSnapshot(benchmark::State& state) {
   const StatusMap status = MakeStatus(w);
   size_t bytes = 0;
   for (auto _ : state) {
-    const std::string json = SerializeSnapshot(BuildSnapshot(w, status, nullptr, {}));
+    const std::string json =
+        SerializeSnapshot(BuildSnapshot(w, status, nullptr, {}));
     bytes = json.size();
     benchmark::DoNotOptimize(json);
   }
@@ -115,7 +121,8 @@ BENCHMARK(BM_BuildAndSerialiseSnapshot)->Unit(benchmark::kMillisecond);
 
 void BM_ParseSnapshot(benchmark::State& state) {
   const World w = MakeWorld(1000, 200, 50, 5);
-  const std::string json = SerializeSnapshot(BuildSnapshot(w, MakeStatus(w), nullptr, {}));
+  const std::string json =
+      SerializeSnapshot(BuildSnapshot(w, MakeStatus(w), nullptr, {}));
   for (auto _ : state) {
     auto parsed = ParseSnapshot(json);
     benchmark::DoNotOptimize(parsed);
@@ -163,7 +170,8 @@ void BM_Classify(benchmark::State& state) {
   uint32_t i = 0;
   for (auto _ : state) {
     IpAddress ip;
-    ip.bytes = {static_cast<uint8_t>(i & 1 ? 100 : 101), static_cast<uint8_t>(i % 256), 3, 4};
+    ip.bytes = {static_cast<uint8_t>(i & 1 ? 100 : 101),
+                static_cast<uint8_t>(i % 256), 3, 4};
     ++i;
     benchmark::DoNotOptimize(classifier.Classify(ip, geo));
   }

@@ -1,5 +1,6 @@
-// IP addresses and prefixes as plain values: parsing, formatting, masking, containment.
-// Pure and allocation-free on the query path; no sockets or name resolution here.
+// IP addresses and prefixes as plain values: parsing, formatting, masking,
+// containment. Pure and allocation-free on the query path; no sockets or name
+// resolution here.
 #pragma once
 
 #include <array>
@@ -12,8 +13,8 @@ namespace ax {
 
 enum class IpFamily : uint8_t { kV4 = 4, kV6 = 6 };
 
-// An IPv4 or IPv6 address. IPv4 uses the first 4 bytes of `bytes`; the rest stay zero
-// so that equality and hashing work on the whole array.
+// An IPv4 or IPv6 address. IPv4 uses the first 4 bytes of `bytes`; the rest
+// stay zero so that equality and hashing work on the whole array.
 struct IpAddress {
   IpFamily family = IpFamily::kV4;
   std::array<uint8_t, 16> bytes{};
@@ -38,10 +39,12 @@ struct IpPrefix {
 // Parses "192.0.2.1" or "2001:db8::1". Returns nullopt on anything else.
 std::optional<IpAddress> ParseIp(std::string_view text);
 
-// Parses "10.0.0.0/8" or "2001:db8::/32" strictly: the prefix length must fit the family
-// and no bit past it may be set (a typo like 10.0.0.1/8 is an error, not a silent mask).
-// On failure returns nullopt and, if `error` is given, says why.
-std::optional<IpPrefix> ParsePrefix(std::string_view text, std::string* error = nullptr);
+// Parses "10.0.0.0/8" or "2001:db8::/32" strictly: the prefix length must fit
+// the family and no bit past it may be set (a typo like 10.0.0.1/8 is an error,
+// not a silent mask). On failure returns nullopt and, if `error` is given, says
+// why.
+std::optional<IpPrefix> ParsePrefix(std::string_view text,
+                                    std::string* error = nullptr);
 
 // Clears every bit past `length` (clamped to the family's bit length).
 IpAddress Mask(const IpAddress& ip, int length);

@@ -1,6 +1,7 @@
-// The declared world: C++ mirrors of the gslb.ax.io/v1alpha1 resources (Domain, Region,
-// Node, Rule, Canary) as users write them. Plain data only: parsing lives in
-// model_parse.h, cross-object checks in validate.h, decisions elsewhere.
+// The declared world: C++ mirrors of the gslb.ax.io/v1alpha1 resources (Domain,
+// Region, Node, Rule, Canary) as users write them. Plain data only: parsing
+// lives in model_parse.h, cross-object checks in validate.h, decisions
+// elsewhere.
 #pragma once
 
 #include <cstdint>
@@ -18,20 +19,22 @@ inline constexpr char kApiVersion[] = "gslb.ax.io/v1alpha1";
 
 // How a Domain orders and picks among its candidates (DESIGN §2).
 enum class Strategy : uint8_t {
-  kRegionPriority,    // "RegionPriority": region order, corrected by measured latency (default)
+  kRegionPriority,    // "RegionPriority": region order, corrected by measured
+                      // latency (default)
   kWeightedRandom,    // "WeightedRandom": weights are shares of answers
   kLeastConnections,  // "LeastConnections": lowest utilisation first
-  kConsistentHash,    // "ConsistentHash": rendezvous hashing on the client subnet
-  kLatency,           // "Latency": lowest measured latency first
-  kGeoClosest,        // "GeoClosest": great-circle distance client -> node
-  kFailover,          // "Failover": strict priority order, no correction
+  kConsistentHash,  // "ConsistentHash": rendezvous hashing on the client subnet
+  kLatency,         // "Latency": lowest measured latency first
+  kGeoClosest,      // "GeoClosest": great-circle distance client -> node
+  kFailover,        // "Failover": strict priority order, no correction
 };
 
 enum class AdminState : uint8_t { kActive, kDrain, kDisabled };
 enum class ProbeProtocol : uint8_t { kTcp, kHttp, kHttps };
 enum class RuleAction : uint8_t { kPin, kExclude, kWeight };
 
-// Where an object came from, for error messages: "examples/quickstart/nodes.yaml#3".
+// Where an object came from, for error messages:
+// "examples/quickstart/nodes.yaml#3".
 struct ObjectMeta {
   std::string name;
   std::string namespace_name;
@@ -58,12 +61,14 @@ struct Domain {
   std::string fqdn;  // lower case, no trailing dot
   std::string zone;  // lower case, no trailing dot; fqdn is inside it
   Strategy strategy = Strategy::kRegionPriority;
-  std::map<std::string, std::string> node_selector;  // matchLabels on Node labels
+  std::map<std::string, std::string>
+      node_selector;  // matchLabels on Node labels
   uint32_t max_answers = 2;
   TtlPolicy ttl;
   uint32_t hysteresis_percent = 15;
   DomainFallback fallback;
-  std::string grpc_service_config;  // JSON text, served as TXT _grpc_config.<fqdn>
+  std::string
+      grpc_service_config;  // JSON text, served as TXT _grpc_config.<fqdn>
 };
 
 struct RegionMatch {
@@ -79,8 +84,9 @@ struct Region {
   std::string area;
   std::string isp;  // "any" when the region does not split by ISP
   RegionMatch match;
-  std::vector<std::string> nodes;             // priority order
-  std::vector<std::string> fallback_regions;  // tried in order when no node is healthy
+  std::vector<std::string> nodes;  // priority order
+  std::vector<std::string>
+      fallback_regions;  // tried in order when no node is healthy
 };
 
 struct HealthCheck {
@@ -149,7 +155,8 @@ struct Canary {
   std::vector<std::string> regions;  // empty: every region
   std::vector<CanaryStep> steps;
   CanaryAnalysis analysis;
-  // Status (written by the operator): the percent in force. Absent: the first step.
+  // Status (written by the operator): the percent in force. Absent: the first
+  // step.
   std::optional<double> status_percent;
   std::string status_phase;
 
@@ -159,7 +166,8 @@ struct Canary {
   }
 };
 
-// Everything declared, in file order. Names are unique per kind (validate.h checks).
+// Everything declared, in file order. Names are unique per kind (validate.h
+// checks).
 struct World {
   std::vector<Domain> domains;
   std::vector<Region> regions;

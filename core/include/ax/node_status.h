@@ -1,6 +1,7 @@
-// What the system currently believes about each node at run time (health verdict,
-// latency, load), the input the snapshot builder combines with the declared World.
-// Produced by the health state machine / quorum (health.h, quorum.h); plain data here.
+// What the system currently believes about each node at run time (health
+// verdict, latency, load), the input the snapshot builder combines with the
+// declared World. Produced by the health state machine / quorum (health.h,
+// quorum.h); plain data here.
 #pragma once
 
 #include <cstdint>

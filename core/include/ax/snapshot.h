@@ -1,7 +1,8 @@
-// The route table: the one contract between control plane and data plane (DESIGN §3).
-// A flat, index-based, immutable value: nodes, classification regions, domains and the
-// ranked candidate routes per (domain, region), with everything needed to explain an
-// answer. Building lives in build_snapshot.h, JSON in snapshot_json.h, picking in decide.h.
+// The route table: the one contract between control plane and data plane
+// (DESIGN §3). A flat, index-based, immutable value: nodes, classification
+// regions, domains and the ranked candidate routes per (domain, region), with
+// everything needed to explain an answer. Building lives in build_snapshot.h,
+// JSON in snapshot_json.h, picking in decide.h.
 #pragma once
 
 #include <cstdint>
@@ -27,10 +28,12 @@ struct SnapshotNode {
   uint32_t weight = 100;
   AdminState admin_state = AdminState::kActive;
   Health health = Health::kUnknown;
-  double latency_ms = -1;   // -1: not measured
-  double utilisation = -1;  // max(load/capacity) over declared capacities; -1: unknown
+  double latency_ms = -1;  // -1: not measured
+  double utilisation =
+      -1;  // max(load/capacity) over declared capacities; -1: unknown
   std::string redirect_url;
-  // Derived, not serialised: Fnv1a64(name), filled by IndexSnapshot() for hashing picks.
+  // Derived, not serialised: Fnv1a64(name), filled by IndexSnapshot() for
+  // hashing picks.
   uint64_t name_hash = 0;
 };
 
@@ -63,29 +66,32 @@ enum class RouteSource : uint8_t {
   kFallbackRegion,  // one of its fallbackRegions (named in `via`)
   kAllHealthy,      // every healthy node the domain selects
   kDomainFallback,  // the domain's CNAME / fixed addresses
-  kFailOpen,        // nothing healthy and no domain fallback: not-disabled nodes, unverified
+  kFailOpen,  // nothing healthy and no domain fallback: not-disabled nodes,
+              // unverified
 };
 const char* RouteSourceName(RouteSource s);
 std::optional<RouteSource> ParseRouteSource(std::string_view name);
 
-// Ranked candidates for one (domain, region). Routes are deduplicated: domains whose
-// routes are identical share one entry.
+// Ranked candidates for one (domain, region). Routes are deduplicated: domains
+// whose routes are identical share one entry.
 struct Route {
   RouteSource source = RouteSource::kRegion;
-  std::string via;                   // fallback region name, for kFallbackRegion
-  std::vector<Candidate> candidates;  // eligible, best first; empty for kDomainFallback
-  std::vector<std::string> rules;    // names of Rules that shaped this route
-  uint32_t canary = kNoIndex;        // index into Snapshot::canaries when one applies
-  bool hysteresis_held = false;      // the previous primary was kept against a challenger
-  int64_t failover_until_ms = 0;     // answers use the failover TTL until then
+  std::string via;  // fallback region name, for kFallbackRegion
+  std::vector<Candidate>
+      candidates;  // eligible, best first; empty for kDomainFallback
+  std::vector<std::string> rules;  // names of Rules that shaped this route
+  uint32_t canary = kNoIndex;  // index into Snapshot::canaries when one applies
+  bool hysteresis_held =
+      false;  // the previous primary was kept against a challenger
+  int64_t failover_until_ms = 0;  // answers use the failover TTL until then
   bool operator==(const Route&) const;
 };
 
 struct SnapshotCanary {
   std::string name;
-  std::string domain;     // Domain object name
+  std::string domain;  // Domain object name
   uint32_t node = kNoIndex;
-  double percent = 0;     // 0..100, share of client cohorts
+  double percent = 0;  // 0..100, share of client cohorts
   // Derived, not serialised: Fnv1a64(name), salts the cohort hash per canary.
   uint64_t name_hash = 0;
 };
@@ -100,8 +106,9 @@ struct SnapshotDomain {
   uint32_t hysteresis_percent = 15;
   DomainFallback fallback;
   std::string grpc_service_config;
-  // routes[i] is the index into Snapshot::routes for Snapshot::regions[i]; the extra last
-  // element is the route for clients no region claims (kAllHealthy or fallback).
+  // routes[i] is the index into Snapshot::routes for Snapshot::regions[i]; the
+  // extra last element is the route for clients no region claims (kAllHealthy
+  // or fallback).
   std::vector<uint32_t> routes;
 };
 
@@ -117,7 +124,8 @@ struct Snapshot {
   std::vector<SnapshotCanary> canaries;
 };
 
-// Fills the derived fields (the name_hash members). Builder and parser both call it.
+// Fills the derived fields (the name_hash members). Builder and parser both
+// call it.
 void IndexSnapshot(Snapshot& snapshot);
 
 }  // namespace ax

@@ -1,6 +1,7 @@
-// Loading Kubernetes-style YAML manifests (files or a directory of them) into an ax::World,
-// for standalone mode and tests. YAML is turned into JSON here and handed to the core
-// parser (model_parse.h) and validator (validate.h); no model rules live in the loader.
+// Loading Kubernetes-style YAML manifests (files or a directory of them) into
+// an ax::World, for standalone mode and tests. YAML is turned into JSON here
+// and handed to the core parser (model_parse.h) and validator (validate.h); no
+// model rules live in the loader.
 #pragma once
 
 #include <filesystem>
@@ -18,17 +19,21 @@ struct ManifestLoadResult {
   bool ok() const { return errors.empty(); }
 };
 
-// One YAML file: several documents separated by `---` (empty ones skipped), each a manifest
-// object or a `kind: List` with `items` (what `kubectl get -o yaml` prints). Sources read
-// "path:line#document". Cross-object validation runs only when every object parsed, so a
-// broken object is not also reported as "not defined" wherever it is referenced.
+// One YAML file: several documents separated by `---` (empty ones skipped),
+// each a manifest object or a `kind: List` with `items` (what `kubectl get -o
+// yaml` prints). Sources read "path:line#document". Cross-object validation
+// runs only when every object parsed, so a broken object is not also reported
+// as "not defined" wherever it is referenced.
 ManifestLoadResult LoadManifestFile(const std::filesystem::path& path);
 
-// Every *.yaml and *.yml file directly inside `dir` (not recursive), in name order, loaded
-// as one World. A directory without any such file is an error: nothing would be served.
+// Every *.yaml and *.yml file directly inside `dir` (not recursive), in name
+// order, loaded as one World. A directory without any such file is an error:
+// nothing would be served.
 ManifestLoadResult LoadManifestDir(const std::filesystem::path& dir);
 
-// YAML text already in memory; `source_name` stands in for the file name in sources.
-ManifestLoadResult LoadManifestText(std::string_view yaml, std::string_view source_name);
+// YAML text already in memory; `source_name` stands in for the file name in
+// sources.
+ManifestLoadResult LoadManifestText(std::string_view yaml,
+                                    std::string_view source_name);
 
 }  // namespace ax

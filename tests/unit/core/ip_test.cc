@@ -11,7 +11,8 @@ TEST(IpTest, ParsesBothFamiliesAndRejectsJunk) {
   EXPECT_EQ(ParseIp("192.0.2.1")->family, IpFamily::kV4);
   ASSERT_TRUE(ParseIp("2001:db8::1"));
   EXPECT_EQ(ParseIp("2001:db8::1")->family, IpFamily::kV6);
-  for (const char* bad : {"", "1.2.3", "1.2.3.256", "example.com", "1.2.3.4 ", "::g"}) {
+  for (const char* bad :
+       {"", "1.2.3", "1.2.3.256", "example.com", "1.2.3.4 ", "::g"}) {
     EXPECT_FALSE(ParseIp(bad)) << bad;
   }
 }
@@ -35,8 +36,10 @@ TEST_P(PrefixTest, StrictParse) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, PrefixTest,
-    ::testing::Values(PrefixCase{"10.0.0.0/8", true, ""}, PrefixCase{"0.0.0.0/0", true, ""},
-                      PrefixCase{"2001:db8::/32", true, ""}, PrefixCase{"10.0.0.1/8", false, "host bits"},
+    ::testing::Values(PrefixCase{"10.0.0.0/8", true, ""},
+                      PrefixCase{"0.0.0.0/0", true, ""},
+                      PrefixCase{"2001:db8::/32", true, ""},
+                      PrefixCase{"10.0.0.1/8", false, "host bits"},
                       PrefixCase{"10.0.0.0/33", false, "out of range"},
                       PrefixCase{"10.0.0.0", false, "missing"},
                       PrefixCase{"10.0.0.0/x", false, "not a number"},
@@ -47,8 +50,10 @@ TEST(IpTest, ContainsRespectsFamilyAndMask) {
   EXPECT_TRUE(p.Contains(*ParseIp("198.51.103.255")));
   EXPECT_FALSE(p.Contains(*ParseIp("198.51.104.0")));
   EXPECT_FALSE(p.Contains(*ParseIp("::ffff:198.51.100.1")));
-  EXPECT_EQ(FormatPrefix(*ParsePrefix("2001:db8:ff00::/40")), "2001:db8:ff00::/40");
-  EXPECT_EQ(FormatIp(Mask(*ParseIp("2001:db8:1234:5678::1"), 56)), "2001:db8:1234:5600::");
+  EXPECT_EQ(FormatPrefix(*ParsePrefix("2001:db8:ff00::/40")),
+            "2001:db8:ff00::/40");
+  EXPECT_EQ(FormatIp(Mask(*ParseIp("2001:db8:1234:5678::1"), 56)),
+            "2001:db8:1234:5600::");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Manifest JSON -> model: values, defaults and normalisation land where the model says,
-// and every kind of mistake is reported with object, field path and a useful message.
+// Manifest JSON -> model: values, defaults and normalisation land where the
+// model says, and every kind of mistake is reported with object, field path and
+// a useful message.
 #include "ax/model_parse.h"
 
 #include <gmock/gmock.h>
@@ -10,8 +11,8 @@
 namespace ax {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 struct Parsed {
   World world;
@@ -82,7 +83,8 @@ TEST(ModelParseTest, NodeWithEveryField) {
 }
 
 TEST(ModelParseTest, AbsentFieldsKeepModelDefaults) {
-  Parsed p = Parse(Manifest("Domain", {{"fqdn", "www.example.test"}, {"zone", "example.test"}}));
+  Parsed p = Parse(Manifest(
+      "Domain", {{"fqdn", "www.example.test"}, {"zone", "example.test"}}));
   ASSERT_TRUE(p.appended);
   const Domain& d = p.world.domains[0];
   const Domain defaults;
@@ -95,8 +97,8 @@ TEST(ModelParseTest, AbsentFieldsKeepModelDefaults) {
   EXPECT_TRUE(d.fallback.empty());
   EXPECT_TRUE(d.node_selector.empty());
 
-  Parsed node = Parse(Manifest("Node", {{"addresses", {"192.0.2.1"}},
-                                        {"healthCheck", {{"port", 80}}}}));
+  Parsed node = Parse(Manifest(
+      "Node", {{"addresses", {"192.0.2.1"}}, {"healthCheck", {{"port", 80}}}}));
   ASSERT_TRUE(node.appended);
   const Node& n = node.world.nodes[0];
   EXPECT_EQ(n.weight, 100u);
@@ -116,22 +118,24 @@ TEST(ModelParseTest, AbsentFieldsKeepModelDefaults) {
 }
 
 TEST(ModelParseTest, NormalisesNamesAndCodes) {
-  Parsed d = Parse(Manifest("Domain", {{"fqdn", "WWW.Example.TEST."},
-                                       {"zone", "example.test."},
-                                       {"fallback", {{"cname", "Origin.Example.Test."}}}}));
+  Parsed d = Parse(
+      Manifest("Domain", {{"fqdn", "WWW.Example.TEST."},
+                          {"zone", "example.test."},
+                          {"fallback", {{"cname", "Origin.Example.Test."}}}}));
   ASSERT_TRUE(d.appended);
   EXPECT_EQ(d.world.domains[0].fqdn, "www.example.test");
   EXPECT_EQ(d.world.domains[0].zone, "example.test");
   EXPECT_EQ(d.world.domains[0].fallback.cname, "origin.example.test");
 
-  Parsed r = Parse(Manifest("Region", {{"match",
-                                        {{"countries", {"us", "Cn"}},
-                                         {"subdivisions", {"cn-gd"}},
-                                         {"asns", {4134}},
-                                         {"cidrs", {"10.0.0.0/8", "2001:db8::/32"}},
-                                         {"default", true}}},
-                                       {"nodes", {"a", "b"}},
-                                       {"fallbackRegions", {"c"}}}));
+  Parsed r =
+      Parse(Manifest("Region", {{"match",
+                                 {{"countries", {"us", "Cn"}},
+                                  {"subdivisions", {"cn-gd"}},
+                                  {"asns", {4134}},
+                                  {"cidrs", {"10.0.0.0/8", "2001:db8::/32"}},
+                                  {"default", true}}},
+                                {"nodes", {"a", "b"}},
+                                {"fallbackRegions", {"c"}}}));
   ASSERT_TRUE(r.appended);
   const Region& region = r.world.regions[0];
   EXPECT_EQ(region.match.countries, (std::vector<std::string>{"US", "CN"}));
@@ -145,12 +149,14 @@ TEST(ModelParseTest, NormalisesNamesAndCodes) {
 }
 
 TEST(ModelParseTest, GrpcServiceConfigFromObjectOrStringIsStoredCompact) {
-  const std::string expected = R"({"loadBalancingConfig":[{"round_robin":{}}]})";
+  const std::string expected =
+      R"({"loadBalancingConfig":[{"round_robin":{}}]})";
   json base = {{"fqdn", "api.example.test"}, {"zone", "example.test"}};
   json as_object = base;
   as_object["grpcServiceConfig"] = json::parse(expected);
   json as_string = base;
-  as_string["grpcServiceConfig"] = R"({ "loadBalancingConfig": [ {"round_robin": {}} ] })";
+  as_string["grpcServiceConfig"] =
+      R"({ "loadBalancingConfig": [ {"round_robin": {}} ] })";
   for (const json& spec : {as_object, as_string}) {
     Parsed p = Parse(Manifest("Domain", spec));
     ASSERT_TRUE(p.appended) << p.errors[0].ToString();
@@ -166,38 +172,44 @@ struct DurationCase {
 class DurationTest : public ::testing::TestWithParam<DurationCase> {};
 
 TEST_P(DurationTest, HealthCheckTimeout) {
-  Parsed p = Parse(Manifest("Node", {{"healthCheck", {{"port", 1}, {"timeout", GetParam().value}}}}));
+  Parsed p = Parse(Manifest(
+      "Node", {{"healthCheck", {{"port", 1}, {"timeout", GetParam().value}}}}));
   ASSERT_TRUE(p.appended) << p.errors[0].ToString();
   EXPECT_EQ(p.world.nodes[0].health_check->timeout_ms, GetParam().ms);
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, DurationTest,
-                         ::testing::Values(DurationCase{"2s", 2000}, DurationCase{"500ms", 500},
-                                           DurationCase{"1m", 60000}, DurationCase{"1m30s", 90000},
-                                           DurationCase{"1h", 3600000}, DurationCase{3, 3000}));
+INSTANTIATE_TEST_SUITE_P(
+    Formats, DurationTest,
+    ::testing::Values(DurationCase{"2s", 2000}, DurationCase{"500ms", 500},
+                      DurationCase{"1m", 60000}, DurationCase{"1m30s", 90000},
+                      DurationCase{"1h", 3600000}, DurationCase{3, 3000}));
 
 TEST(ModelParseTest, RuleExpiryAndCanaryStatus) {
-  Parsed rule = Parse(Manifest("Rule", {{"domain", "www"},
-                                        {"match", {{"region", "us-west"}, {"isp", "any"}}},
-                                        {"action", "Weight"},
-                                        {"node", "sj-01"},
-                                        {"weight", 10},
-                                        {"expiresAt", "2026-12-01T08:00:00+08:00"},
-                                        {"reason", "load test"}}));
+  Parsed rule = Parse(
+      Manifest("Rule", {{"domain", "www"},
+                        {"match", {{"region", "us-west"}, {"isp", "any"}}},
+                        {"action", "Weight"},
+                        {"node", "sj-01"},
+                        {"weight", 10},
+                        {"expiresAt", "2026-12-01T08:00:00+08:00"},
+                        {"reason", "load test"}}));
   ASSERT_TRUE(rule.appended) << rule.errors[0].ToString();
   const Rule& r = rule.world.rules[0];
   EXPECT_EQ(r.action, RuleAction::kWeight);
   EXPECT_EQ(r.region, "us-west");
   EXPECT_EQ(r.weight, 10u);
-  EXPECT_EQ(r.expires_at, 1764547200);  // 2026-12-01T00:00:00Z
+  EXPECT_EQ(r.expires_at, 1796083200);  // 2026-12-01T00:00:00Z
   EXPECT_EQ(r.reason, "load test");
 
-  json canary = Manifest("Canary", {{"domain", "api"},
-                                    {"node", "sj-02"},
-                                    {"regions", {"us-west"}},
-                                    {"steps", {{{"percent", 5}, {"pause", "10m"}}, {{"percent", 100}}}},
-                                    {"analysis", {{"maxFailures", 3}, {"maxLatency", "250ms"}}}});
-  canary["status"] = {{"phase", "Progressing"}, {"percent", 20}, {"observedGeneration", 2}};
+  json canary = Manifest(
+      "Canary",
+      {{"domain", "api"},
+       {"node", "sj-02"},
+       {"regions", {"us-west"}},
+       {"steps", {{{"percent", 5}, {"pause", "10m"}}, {{"percent", 100}}}},
+       {"analysis", {{"maxFailures", 3}, {"maxLatency", "250ms"}}}});
+  canary["status"] = {
+      {"phase", "Progressing"}, {"percent", 20}, {"observedGeneration", 2}};
   Parsed c = Parse(canary);
   ASSERT_TRUE(c.appended) << c.errors[0].ToString();
   const Canary& k = c.world.canaries[0];
@@ -224,8 +236,10 @@ TEST_P(ParseErrorTest, ReportsExactlyOnePreciseError) {
   const ErrorCase& c = GetParam();
   Parsed p = Parse(c.manifest, "dir/file.yaml:3#2");
   EXPECT_FALSE(p.appended);
-  EXPECT_TRUE(p.world.nodes.empty() && p.world.domains.empty() && p.world.regions.empty());
-  ASSERT_EQ(p.errors.size(), 1u) << (p.errors.empty() ? "" : p.errors[1].ToString());
+  EXPECT_TRUE(p.world.nodes.empty() && p.world.domains.empty() &&
+              p.world.regions.empty());
+  ASSERT_EQ(p.errors.size(), 1u)
+      << (p.errors.empty() ? "" : p.errors[1].ToString());
   const ManifestError& e = p.errors[0];
   EXPECT_EQ(e.source, "dir/file.yaml:3#2");
   EXPECT_EQ(e.object, c.object);
@@ -241,91 +255,167 @@ json WithMeta(json m, const char* key, json value) {
 INSTANTIATE_TEST_SUITE_P(
     Mistakes, ParseErrorTest,
     ::testing::Values(
-        ErrorCase{"UnknownKind", Manifest("Nod", json::object()), "Nod/x", "kind", "unknown kind \"Nod\""},
-        ErrorCase{"WrongApiVersion", WithMeta(Manifest("Node", {{"addresses", {"192.0.2.1"}}}), "apiVersion", "gslb.ax.io/v1"),
+        ErrorCase{"UnknownKind", Manifest("Nod", json::object()), "Nod/x",
+                  "kind", "unknown kind \"Nod\""},
+        ErrorCase{"WrongApiVersion",
+                  WithMeta(Manifest("Node", {{"addresses", {"192.0.2.1"}}}),
+                           "apiVersion", "gslb.ax.io/v1"),
                   "Node/x", "apiVersion", "must be gslb.ax.io/v1alpha1"},
-        ErrorCase{"MissingName", WithMeta(Manifest("Node", json::object()), "metadata", json::object()), "Node",
-                  "metadata.name", "is required"},
-        ErrorCase{"BadName", WithMeta(Manifest("Node", json::object()), "metadata", {{"name", "Gz_01"}}), "Node/Gz_01",
-                  "metadata.name", "a-z"},
-        ErrorCase{"MissingKind", json{{"apiVersion", "gslb.ax.io/v1alpha1"}, {"metadata", {{"name", "x"}}}}, "x", "kind",
-                  "is required"},
+        ErrorCase{"MissingName",
+                  WithMeta(Manifest("Node", json::object()), "metadata",
+                           json::object()),
+                  "Node", "metadata.name", "is required"},
+        ErrorCase{"BadName",
+                  WithMeta(Manifest("Node", json::object()), "metadata",
+                           {{"name", "Gz_01"}}),
+                  "Node/Gz_01", "metadata.name", "a-z"},
+        ErrorCase{"MissingKind",
+                  json{{"apiVersion", "gslb.ax.io/v1alpha1"},
+                       {"metadata", {{"name", "x"}}}},
+                  "x", "kind", "is required"},
         ErrorCase{"NotAMap", json::array(), "", "", "must be a map"},
-        ErrorCase{"UnknownTopLevelField", WithMeta(Manifest("Node", json::object()), "specs", json::object()), "Node/x",
-                  "specs", "unknown field"},
-        ErrorCase{"UnknownSpecField", Manifest("Node", {{"adress", {"192.0.2.1"}}}), "Node/x", "spec.adress",
-                  "unknown field"},
-        ErrorCase{"UnknownNestedField", Manifest("Node", {{"healthCheck", {{"port", 80}, {"intervall", "5s"}}}}),
+        ErrorCase{
+            "UnknownTopLevelField",
+            WithMeta(Manifest("Node", json::object()), "specs", json::object()),
+            "Node/x", "specs", "unknown field"},
+        ErrorCase{"UnknownSpecField",
+                  Manifest("Node", {{"adress", {"192.0.2.1"}}}), "Node/x",
+                  "spec.adress", "unknown field"},
+        ErrorCase{"UnknownNestedField",
+                  Manifest("Node", {{"healthCheck",
+                                     {{"port", 80}, {"intervall", "5s"}}}}),
                   "Node/x", "spec.healthCheck.intervall", "unknown field"},
-        ErrorCase{"SelectorExpressionsUnsupported",
-                  Manifest("Domain", {{"fqdn", "a.b"}, {"zone", "b"}, {"nodeSelector", {{"matchExpressions", json::array()}}}}),
-                  "Domain/x", "spec.nodeSelector.matchExpressions", "unknown field"},
-        ErrorCase{"QuotedNumber", Manifest("Node", {{"weight", "100"}}), "Node/x", "spec.weight", "must be an integer"},
-        ErrorCase{"NegativeNumber", Manifest("Node", {{"weight", -1}}), "Node/x", "spec.weight", "must be 0..4294967295"},
-        ErrorCase{"FloatForInteger", Manifest("Domain", {{"fqdn", "a.b"}, {"zone", "b"}, {"maxAnswers", 2.5}}),
-                  "Domain/x", "spec.maxAnswers", "must be an integer"},
-        ErrorCase{"StringForList", Manifest("Node", {{"addresses", "192.0.2.1"}}), "Node/x", "spec.addresses",
-                  "must be a list"},
-        ErrorCase{"ListForMap", Manifest("Node", {{"healthCheck", {1, 2}}}), "Node/x", "spec.healthCheck", "must be a map"},
-        ErrorCase{"BoolAsString", Manifest("Region", {{"match", {{"default", "true"}}}}), "Region/x",
-                  "spec.match.default", "must be true or false"},
-        ErrorCase{"PortOutOfRange", Manifest("Node", {{"healthCheck", {{"port", 70000}}}}), "Node/x",
-                  "spec.healthCheck.port", "must be 1..65535, got 70000"},
-        ErrorCase{"StatusCodeOutOfRange", Manifest("Node", {{"healthCheck", {{"port", 1}, {"expectStatus", {200, 700}}}}}),
-                  "Node/x", "spec.healthCheck.expectStatus[1]", "must be 100..599"},
-        ErrorCase{"BadAddress", Manifest("Node", {{"addresses", {"192.0.2.1", "192.0.2.300"}}}), "Node/x",
-                  "spec.addresses[1]", "not an IPv4 or IPv6 address"},
-        ErrorCase{"CidrWithHostBits", Manifest("Region", {{"match", {{"cidrs", {"10.0.0.1/8"}}}}}), "Region/x",
-                  "spec.match.cidrs[0]", "host bits"},
-        ErrorCase{"BadCountry", Manifest("Region", {{"match", {{"countries", {"USA"}}}}}), "Region/x",
-                  "spec.match.countries[0]", "alpha-2"},
-        ErrorCase{"BadSubdivision", Manifest("Region", {{"match", {{"subdivisions", {"GD"}}}}}), "Region/x",
-                  "spec.match.subdivisions[0]", "ISO 3166-2"},
-        ErrorCase{"BadStrategy", Manifest("Domain", {{"fqdn", "a.b"}, {"zone", "b"}, {"strategy", "RoundRobin"}}),
-                  "Domain/x", "spec.strategy", "must be one of RegionPriority, WeightedRandom"},
-        ErrorCase{"BadFqdn", Manifest("Domain", {{"fqdn", "www..example.test"}, {"zone", "example.test"}}), "Domain/x",
-                  "spec.fqdn", "label"},
-        ErrorCase{"MissingZone", Manifest("Domain", {{"fqdn", "www.example.test"}}), "Domain/x", "spec.zone",
-                  "is required"},
-        ErrorCase{"BadGrpcConfigText", Manifest("Domain", {{"fqdn", "a.b"}, {"zone", "b"}, {"grpcServiceConfig", "{oops"}}),
+        ErrorCase{
+            "SelectorExpressionsUnsupported",
+            Manifest("Domain",
+                     {{"fqdn", "a.b"},
+                      {"zone", "b"},
+                      {"nodeSelector", {{"matchExpressions", json::array()}}}}),
+            "Domain/x", "spec.nodeSelector.matchExpressions", "unknown field"},
+        ErrorCase{"QuotedNumber", Manifest("Node", {{"weight", "100"}}),
+                  "Node/x", "spec.weight", "must be an integer"},
+        ErrorCase{"NegativeNumber", Manifest("Node", {{"weight", -1}}),
+                  "Node/x", "spec.weight", "must be 0..4294967295"},
+        ErrorCase{
+            "FloatForInteger",
+            Manifest("Domain",
+                     {{"fqdn", "a.b"}, {"zone", "b"}, {"maxAnswers", 2.5}}),
+            "Domain/x", "spec.maxAnswers", "must be an integer"},
+        ErrorCase{"StringForList",
+                  Manifest("Node", {{"addresses", "192.0.2.1"}}), "Node/x",
+                  "spec.addresses", "must be a list"},
+        ErrorCase{"ListForMap", Manifest("Node", {{"healthCheck", {1, 2}}}),
+                  "Node/x", "spec.healthCheck", "must be a map"},
+        ErrorCase{"BoolAsString",
+                  Manifest("Region", {{"match", {{"default", "true"}}}}),
+                  "Region/x", "spec.match.default", "must be true or false"},
+        ErrorCase{"PortOutOfRange",
+                  Manifest("Node", {{"healthCheck", {{"port", 70000}}}}),
+                  "Node/x", "spec.healthCheck.port",
+                  "must be 1..65535, got 70000"},
+        ErrorCase{
+            "StatusCodeOutOfRange",
+            Manifest("Node", {{"healthCheck",
+                               {{"port", 1}, {"expectStatus", {200, 700}}}}}),
+            "Node/x", "spec.healthCheck.expectStatus[1]", "must be 100..599"},
+        ErrorCase{
+            "BadAddress",
+            Manifest("Node", {{"addresses", {"192.0.2.1", "192.0.2.300"}}}),
+            "Node/x", "spec.addresses[1]", "not an IPv4 or IPv6 address"},
+        ErrorCase{"CidrWithHostBits",
+                  Manifest("Region", {{"match", {{"cidrs", {"10.0.0.1/8"}}}}}),
+                  "Region/x", "spec.match.cidrs[0]", "host bits"},
+        ErrorCase{"BadCountry",
+                  Manifest("Region", {{"match", {{"countries", {"USA"}}}}}),
+                  "Region/x", "spec.match.countries[0]", "alpha-2"},
+        ErrorCase{"BadSubdivision",
+                  Manifest("Region", {{"match", {{"subdivisions", {"GD"}}}}}),
+                  "Region/x", "spec.match.subdivisions[0]", "ISO 3166-2"},
+        ErrorCase{"BadStrategy",
+                  Manifest("Domain", {{"fqdn", "a.b"},
+                                      {"zone", "b"},
+                                      {"strategy", "RoundRobin"}}),
+                  "Domain/x", "spec.strategy",
+                  "must be one of RegionPriority, WeightedRandom"},
+        ErrorCase{"BadFqdn",
+                  Manifest("Domain", {{"fqdn", "www..example.test"},
+                                      {"zone", "example.test"}}),
+                  "Domain/x", "spec.fqdn", "label"},
+        ErrorCase{"MissingZone",
+                  Manifest("Domain", {{"fqdn", "www.example.test"}}),
+                  "Domain/x", "spec.zone", "is required"},
+        ErrorCase{"BadGrpcConfigText",
+                  Manifest("Domain", {{"fqdn", "a.b"},
+                                      {"zone", "b"},
+                                      {"grpcServiceConfig", "{oops"}}),
                   "Domain/x", "spec.grpcServiceConfig", "JSON object"},
-        ErrorCase{"BadDuration", Manifest("Node", {{"healthCheck", {{"port", 80}, {"interval", "5 sec"}}}}), "Node/x",
-                  "spec.healthCheck.interval", "must be a duration"},
-        ErrorCase{"FractionalPause", Manifest("Canary", {{"domain", "d"}, {"node", "n"}, {"steps", {{{"percent", 5}, {"pause", "1500ms"}}}}}),
-                  "Canary/x", "spec.steps[0].pause", "whole seconds"},
-        ErrorCase{"StepWithoutPercent", Manifest("Canary", {{"domain", "d"}, {"node", "n"}, {"steps", {{{"pause", "1m"}}}}}),
+        ErrorCase{"BadDuration",
+                  Manifest("Node", {{"healthCheck",
+                                     {{"port", 80}, {"interval", "5 sec"}}}}),
+                  "Node/x", "spec.healthCheck.interval", "must be a duration"},
+        ErrorCase{
+            "FractionalPause",
+            Manifest("Canary",
+                     {{"domain", "d"},
+                      {"node", "n"},
+                      {"steps", {{{"percent", 5}, {"pause", "1500ms"}}}}}),
+            "Canary/x", "spec.steps[0].pause", "whole seconds"},
+        ErrorCase{"StepWithoutPercent",
+                  Manifest("Canary", {{"domain", "d"},
+                                      {"node", "n"},
+                                      {"steps", {{{"pause", "1m"}}}}}),
                   "Canary/x", "spec.steps[0].percent", "is required"},
-        ErrorCase{"BadExpiry", Manifest("Rule", {{"domain", "d"}, {"action", "Pin"}, {"node", "n"}, {"expiresAt", "2026-02-30T00:00:00Z"}}),
+        ErrorCase{"BadExpiry",
+                  Manifest("Rule", {{"domain", "d"},
+                                    {"action", "Pin"},
+                                    {"node", "n"},
+                                    {"expiresAt", "2026-02-30T00:00:00Z"}}),
                   "Rule/x", "spec.expiresAt", "RFC 3339"},
-        ErrorCase{"BadAction", Manifest("Rule", {{"domain", "d"}, {"action", "Block"}, {"node", "n"}}), "Rule/x",
-                  "spec.action", "must be one of Pin, Exclude, Weight"},
-        ErrorCase{"BadHealthPath", Manifest("Node", {{"healthCheck", {{"port", 80}, {"path", "healthz"}}}}), "Node/x",
-                  "spec.healthCheck.path", "must start with '/'"},
-        ErrorCase{"BadRedirect", Manifest("Node", {{"redirectURL", "ftp://x"}}), "Node/x", "spec.redirectURL",
-                  "http:// or https://"},
-        ErrorCase{"LabelNotString", WithMeta(Manifest("Node", json::object()), "metadata", {{"name", "x"}, {"labels", {{"v", 2}}}}),
+        ErrorCase{
+            "BadAction",
+            Manifest("Rule",
+                     {{"domain", "d"}, {"action", "Block"}, {"node", "n"}}),
+            "Rule/x", "spec.action", "must be one of Pin, Exclude, Weight"},
+        ErrorCase{"BadHealthPath",
+                  Manifest("Node", {{"healthCheck",
+                                     {{"port", 80}, {"path", "healthz"}}}}),
+                  "Node/x", "spec.healthCheck.path", "must start with '/'"},
+        ErrorCase{"BadRedirect", Manifest("Node", {{"redirectURL", "ftp://x"}}),
+                  "Node/x", "spec.redirectURL", "http:// or https://"},
+        ErrorCase{"LabelNotString",
+                  WithMeta(Manifest("Node", json::object()), "metadata",
+                           {{"name", "x"}, {"labels", {{"v", 2}}}}),
                   "Node/x", "metadata.labels.v", "must be a string"},
-        ErrorCase{"LocationWithoutLon", Manifest("Node", {{"location", {{"lat", 1.5}}}}), "Node/x", "spec.location.lon",
-                  "is required"}),
-    [](const auto& info) { return std::string(info.param.label); });
+        ErrorCase{"LocationWithoutLon",
+                  Manifest("Node", {{"location", {{"lat", 1.5}}}}), "Node/x",
+                  "spec.location.lon", "is required"}),
+    [](const auto& test) { return std::string(test.param.label); });
 
 TEST(ModelParseTest, CollectsErrorsAcrossObjectsAndKeepsGoodOnes) {
   World world;
   std::vector<ManifestError> errors;
-  EXPECT_FALSE(ParseManifestObject(Manifest("Node", {{"adress", "x"}}), "a.yaml#1", world, errors));
-  EXPECT_TRUE(ParseManifestObject(Manifest("Node", {{"addresses", {"192.0.2.1"}}}), "a.yaml#2", world, errors));
-  EXPECT_FALSE(ParseManifestObject(Manifest("Node", {{"weight", "x"}, {"addresses", {"bad"}}}), "a.yaml#3", world,
-                                   errors));
+  EXPECT_FALSE(ParseManifestObject(Manifest("Node", {{"adress", "x"}}),
+                                   "a.yaml#1", world, errors));
+  EXPECT_TRUE(
+      ParseManifestObject(Manifest("Node", {{"addresses", {"192.0.2.1"}}}),
+                          "a.yaml#2", world, errors));
+  EXPECT_FALSE(ParseManifestObject(
+      Manifest("Node", {{"weight", "x"}, {"addresses", {"bad"}}}), "a.yaml#3",
+      world, errors));
   ASSERT_EQ(errors.size(), 3u);
   EXPECT_EQ(errors[0].source, "a.yaml#1");
-  EXPECT_EQ(errors[1].field, "spec.weight");
-  EXPECT_EQ(errors[2].field, "spec.addresses[0]");
+  EXPECT_EQ(errors[1].field,
+            "spec.addresses[0]");  // in the order the parser reads
+  EXPECT_EQ(errors[2].field, "spec.weight");
   EXPECT_EQ(world.nodes.size(), 1u);
 }
 
 TEST(ModelParseTest, ErrorToStringSkipsEmptyParts) {
-  ManifestError full{"examples/x.yaml#2", "Node/sz-01", "spec.healthCheck.port", "must be 1..65535, got 70000"};
-  EXPECT_EQ(full.ToString(), "examples/x.yaml#2: Node/sz-01: spec.healthCheck.port: must be 1..65535, got 70000");
+  ManifestError full{"examples/x.yaml#2", "Node/sz-01", "spec.healthCheck.port",
+                     "must be 1..65535, got 70000"};
+  EXPECT_EQ(full.ToString(),
+            "examples/x.yaml#2: Node/sz-01: spec.healthCheck.port: must be "
+            "1..65535, got 70000");
   ManifestError file_only{"x.yaml:4", "", "", "YAML syntax error"};
   EXPECT_EQ(file_only.ToString(), "x.yaml:4: YAML syntax error");
 }

@@ -125,19 +125,25 @@ bool SameLeadingBits(const IpAddress& a, const IpAddress& b, int n) {
 }
 
 // Brute force over a plain list, written from the definitions rather than the
-// trie.
+// trie. Entries are kept longest first, so the first containing one is the
+// longest match.
 struct Reference {
   std::vector<std::pair<IpPrefix, uint32_t>> entries;
 
+  void SortLongestFirst() {
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const auto& a, const auto& b) {
+                       return a.first.length > b.first.length;
+                     });
+  }
+
   std::optional<PrefixTable::Match> Lookup(const IpAddress& ip) const {
-    std::optional<PrefixTable::Match> best;
     for (const auto& [prefix, value] : entries) {
-      if (SameLeadingBits(prefix.address, ip, prefix.length) &&
-          (!best || prefix.length > best->prefix_length)) {
-        best = PrefixTable::Match{value, prefix.length};
+      if (SameLeadingBits(prefix.address, ip, prefix.length)) {
+        return PrefixTable::Match{value, prefix.length};
       }
     }
-    return best;
+    return std::nullopt;
   }
 
   // Whether every address sharing ip's first `length` bits has ip's match: the
@@ -211,6 +217,7 @@ TEST(PrefixTableTest, MatchesBruteForceOnRandomPrefixes) {
     if (fresh) ref.entries.emplace_back(p, v);
   }
   EXPECT_EQ(table.size(), ref.entries.size());
+  ref.SortLongestFirst();
 
   int matched = 0;
   for (int i = 0; i < 100000; ++i) {

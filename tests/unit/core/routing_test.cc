@@ -1,5 +1,6 @@
-// Route planning as the product promises it: hysteresis, manual rules over canaries over
-// automatic choice, stable canary cohorts, the fallback chain and the TTL per scenario.
+// Route planning as the product promises it: hysteresis, manual rules over
+// canaries over automatic choice, stable canary cohorts, the fallback chain and
+// the TTL per scenario.
 #include <gtest/gtest.h>
 
 #include "test_world.h"
@@ -19,8 +20,8 @@ constexpr int64_t kT0 = 1'000'000'000;
 Answer Ask(const Snapshot& s, const std::string& region, int64_t now_ms = kT0,
            ClientContext client = {}) {
   Rng rng(7);
-  return Decide(s, DomainNamed(s, "www"), RegionIndex(s, region), client, IpFamily::kV4,
-                now_ms, rng);
+  return Decide(s, DomainNamed(s, "www"), RegionIndex(s, region), client,
+                IpFamily::kV4, now_ms, rng);
 }
 
 TestWorld LatencyPair() {
@@ -35,15 +36,16 @@ TestWorld LatencyPair() {
 }
 
 TEST(HysteresisTest, KeepsPrimaryUnlessChallengerBetterByMoreThanThreshold) {
-  // Latency factor is (best+10)/(lat+10): with b at 40 ms, a at L scores 50/(L+10).
-  // b is better by more than 15% once 50/(L+10) < 1/1.15, i.e. L > 47.5 ms.
+  // Latency factor is (best+10)/(lat+10): with b at 40 ms, a at L scores
+  // 50/(L+10). b is better by more than 15% once 50/(L+10) < 1/1.15, i.e. L
+  // > 47.5 ms.
   struct Case {
     double a_ms;
     const char* lead;
     bool held;
   };
-  for (const Case& c : {Case{45, "a", true}, Case{47, "a", true}, Case{48.5, "b", false},
-                        Case{60, "b", false}}) {
+  for (const Case& c : {Case{45, "a", true}, Case{47, "a", true},
+                        Case{48.5, "b", false}, Case{60, "b", false}}) {
     TestWorld t = LatencyPair();
     t.status["b"].latency_ms = 50;  // b worse at first: a is the incumbent
     const Snapshot first = t.Build(kT0);
@@ -52,7 +54,8 @@ TEST(HysteresisTest, KeepsPrimaryUnlessChallengerBetterByMoreThanThreshold) {
     t.status["b"].latency_ms = 40;
     const Snapshot next = t.Build(kT0 + 1000, &first);
     EXPECT_EQ(Names(next, Ask(next, "r"))[0], c.lead) << c.a_ms;
-    EXPECT_EQ(next.routes[next.domains[0].routes[0]].hysteresis_held, c.held) << c.a_ms;
+    EXPECT_EQ(next.routes[next.domains[0].routes[0]].hysteresis_held, c.held)
+        << c.a_ms;
   }
 }
 
@@ -107,7 +110,8 @@ TEST(RuleTest, ExcludeAndWeightApply) {
 TEST(RuleTest, ExpiredRuleStopsApplying) {
   TestWorld t = RulesWorld();
   t.AddRule("pin-c", "www", RuleAction::kPin, "c").expires_at = kT0 / 1000 + 60;
-  EXPECT_EQ(Names(t.Build(kT0), Ask(t.Build(kT0), "r")), (std::vector<std::string>{"c"}));
+  EXPECT_EQ(Names(t.Build(kT0), Ask(t.Build(kT0), "r")),
+            (std::vector<std::string>{"c"}));
   const Snapshot later = t.Build(kT0 + 61'000);
   EXPECT_EQ(Names(later, Ask(later, "r"))[0], "a");
 }
@@ -126,7 +130,8 @@ TEST(CanaryTest, FivePercentOfClientSubnetsWithinHalfAPercent) {
   const Snapshot s = t.Build();
   const int clients = 100000;
   int in = 0;
-  for (int i = 0; i < clients; ++i) in += Ask(s, "r", kT0, ClientNumber(i)).canary;
+  for (int i = 0; i < clients; ++i)
+    in += Ask(s, "r", kT0, ClientNumber(i)).canary;
   EXPECT_NEAR(in / double(clients), 0.05, 0.005);
 }
 
@@ -199,7 +204,8 @@ TEST(FallbackTest, ChainRegionThenFallbackRegionThenAllThenCname) {
       {{"local", "near", "far"}, RouteSource::kDomainFallback, {}},
   };
   for (const Step& step : steps) {
-    for (const char* n : {"local", "near", "far"}) t.status[n].health = Health::kUp;
+    for (const char* n : {"local", "near", "far"})
+      t.status[n].health = Health::kUp;
     for (const std::string& n : step.down) t.status[n].health = Health::kDown;
     const Snapshot s = t.Build();
     Answer a = Ask(s, "home");
@@ -211,13 +217,15 @@ TEST(FallbackTest, ChainRegionThenFallbackRegionThenAllThenCname) {
 TEST(FallbackTest, FailOpenWithoutDomainFallbackStillAnswers) {
   TestWorld t = ChainWorld();
   t.world.domains[0].fallback = {};
-  for (const char* n : {"local", "near", "far"}) t.status[n].health = Health::kDown;
+  for (const char* n : {"local", "near", "far"})
+    t.status[n].health = Health::kDown;
   t.node("far").admin_state = AdminState::kDisabled;
   const Snapshot s = t.Build();
   Answer a = Ask(s, "home");
   EXPECT_EQ(a.source, RouteSource::kFailOpen);
   EXPECT_EQ(a.count, 1u);
-  EXPECT_NE(Names(s, a)[0], "far");  // disabled stays out even when failing open
+  EXPECT_NE(Names(s, a)[0],
+            "far");  // disabled stays out even when failing open
 }
 
 TEST(FallbackTest, UnclassifiedClientsGetAllHealthyNodes) {
@@ -238,7 +246,8 @@ TEST(TtlTest, PerScenario) {
   EXPECT_EQ(a.ttl, 300u);
   EXPECT_EQ(a.ttl_reason, TtlReason::kSteady);
 
-  // local dies: the route changes because of health -> failover TTL for the window.
+  // local dies: the route changes because of health -> failover TTL for the
+  // window.
   t.status["local"].health = Health::kDown;
   const Snapshot failed = t.Build(kT0 + 10'000, &steady);
   a = Ask(failed, "home", kT0 + 20'000);

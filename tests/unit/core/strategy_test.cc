@@ -1,5 +1,6 @@
-// The strategies and scoring penalties as the product promises them: what each strategy
-// answers, that load is a penalty and never a veto, and who leaves the candidate set.
+// The strategies and scoring penalties as the product promises them: what each
+// strategy answers, that load is a penalty and never a veto, and who leaves the
+// candidate set.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -26,10 +27,11 @@ TestWorld ThreeNodes(Strategy strategy, uint32_t max_answers = 1) {
   return t;
 }
 
-Answer Ask(const Snapshot& s, const std::string& region = "r", uint64_t seed = 1) {
+Answer Ask(const Snapshot& s, const std::string& region = "r",
+           uint64_t seed = 1) {
   Rng rng(seed);
-  return Decide(s, DomainNamed(s, "www"), RegionIndex(s, region), ClientContext{},
-                IpFamily::kV4, 0, rng);
+  return Decide(s, DomainNamed(s, "www"), RegionIndex(s, region),
+                ClientContext{}, IpFamily::kV4, 0, rng);
 }
 
 TEST(StrategyTest, WeightedRandomHonoursWeightsAsShares) {
@@ -58,12 +60,14 @@ TEST(StrategyTest, RegionPriorityFollowsDeclaredOrder) {
 }
 
 TEST(StrategyTest, RegionPriorityLatencyCorrection) {
-  // A first choice 3x slower than the second loses; 1.3x slower keeps its place.
+  // A first choice 3x slower than the second loses; 1.3x slower keeps its
+  // place.
   struct Case {
     double a_ms, b_ms;
     const char* lead;
   };
-  for (const Case& c : {Case{90, 30, "b"}, Case{39, 30, "a"}, Case{30, 30, "a"}}) {
+  for (const Case& c :
+       {Case{90, 30, "b"}, Case{39, 30, "a"}, Case{30, 30, "a"}}) {
     TestWorld t = ThreeNodes(Strategy::kRegionPriority);
     t.status["a"].latency_ms = c.a_ms;
     t.status["b"].latency_ms = c.b_ms;
@@ -117,8 +121,10 @@ TEST(StrategyTest, GeoClosestUsesGreatCircleDistance) {
   const auto& d = DomainNamed(s, "www");
   EXPECT_EQ(Names(s, Decide(s, d, 0, shenzhen, IpFamily::kV4, 0, rng)),
             (std::vector<std::string>{"guangzhou", "beijing"}));
-  EXPECT_EQ(Names(s, Decide(s, d, 0, seattle, IpFamily::kV4, 0, rng))[0], "sanjose");
-  EXPECT_NEAR(DistanceKm({39.9, 116.4}, {23.1, 113.3}), 1890, 20);  // Beijing-Guangzhou
+  EXPECT_EQ(Names(s, Decide(s, d, 0, seattle, IpFamily::kV4, 0, rng))[0],
+            "sanjose");
+  EXPECT_NEAR(DistanceKm({39.9, 116.4}, {23.1, 113.3}), 1890,
+              20);  // Beijing-Guangzhou
 }
 
 TEST(StrategyTest, ConsistentHashIsStablePerSubnetAndSpreads) {
@@ -155,12 +161,15 @@ TEST(StrategyTest, ConsistentHashMovesAboutOneNthWhenANodeIsAdded) {
   Rng rng(3);
   for (int i = 0; i < clients; ++i) {
     auto c = ::ax::testing::ClientNumber(i);
-    auto x = Names(before, Decide(before, before.domains[0], 0, c, IpFamily::kV4, 0, rng))[0];
-    auto y = Names(after, Decide(after, after.domains[0], 0, c, IpFamily::kV4, 0, rng))[0];
+    auto x = Names(before, Decide(before, before.domains[0], 0, c,
+                                  IpFamily::kV4, 0, rng))[0];
+    auto y = Names(
+        after, Decide(after, after.domains[0], 0, c, IpFamily::kV4, 0, rng))[0];
     if (x != y) ++moved;
     if (x != y && y != "n9") ++moved_elsewhere;
   }
-  // 1/N with N=10 is 10%; allow sampling noise, and nobody moves between old nodes.
+  // 1/N with N=10 is 10%; allow sampling noise, and nobody moves between old
+  // nodes.
   EXPECT_LE(moved, clients * 0.11);
   EXPECT_GE(moved, clients * 0.08);
   EXPECT_EQ(moved_elsewhere, 0);
@@ -173,8 +182,10 @@ TEST(ScoreTest, LoadPenaltyCurve) {
   EXPECT_NEAR(LoadFactor(1.0), 1 / 1.8, 1e-12);
   EXPECT_NEAR(LoadFactor(1.5), 1 / 3.8, 1e-12);
   EXPECT_GT(LoadFactor(1000), 0);  // never a veto
-  EXPECT_DOUBLE_EQ(Utilisation({100, 1000}, NodeLoad{50, 900}), 0.9);  // the worse of the two
-  EXPECT_DOUBLE_EQ(Utilisation({0, 0}, NodeLoad{50, 900}), -1);       // nothing declared
+  EXPECT_DOUBLE_EQ(Utilisation({100, 1000}, NodeLoad{50, 900}),
+                   0.9);  // the worse of the two
+  EXPECT_DOUBLE_EQ(Utilisation({0, 0}, NodeLoad{50, 900}),
+                   -1);  // nothing declared
 }
 
 TEST(StrategyTest, OverloadedNodeGetsLessWeightedShare) {
@@ -192,9 +203,10 @@ TEST(StrategyTest, OverloadedNodeGetsLessWeightedShare) {
 }
 
 TEST(StrategyTest, AllNodesOverCapacityStillAnswer) {
-  for (Strategy strategy : {Strategy::kRegionPriority, Strategy::kWeightedRandom,
-                            Strategy::kLeastConnections, Strategy::kConsistentHash,
-                            Strategy::kLatency, Strategy::kGeoClosest, Strategy::kFailover}) {
+  for (Strategy strategy :
+       {Strategy::kRegionPriority, Strategy::kWeightedRandom,
+        Strategy::kLeastConnections, Strategy::kConsistentHash,
+        Strategy::kLatency, Strategy::kGeoClosest, Strategy::kFailover}) {
     TestWorld t = ThreeNodes(strategy, 3);
     for (Node& n : t.world.nodes) n.capacity = {100, 100};
     for (const char* n : {"a", "b", "c"}) t.status[n].load = NodeLoad{400, 400};

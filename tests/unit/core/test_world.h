@@ -1,5 +1,6 @@
-// Test helper: builds small Worlds in code (no YAML) and runs the builder + decider with
-// explicit clocks and seeded RNGs. Shared by the decision-engine suites.
+// Test helper: builds small Worlds in code (no YAML) and runs the builder +
+// decider with explicit clocks and seeded RNGs. Shared by the decision-engine
+// suites.
 #pragma once
 
 #include <map>
@@ -16,7 +17,8 @@ inline IpAddress Ip(const std::string& text) { return *ParseIp(text); }
 
 class TestWorld {
  public:
-  Node& AddNode(const std::string& name, const std::string& address, uint32_t weight = 100) {
+  Node& AddNode(const std::string& name, const std::string& address,
+                uint32_t weight = 100) {
     Node n;
     n.meta.name = name;
     n.addresses.push_back(Ip(address));
@@ -37,7 +39,8 @@ class TestWorld {
     world.regions.push_back(r);
     return world.regions.back();
   }
-  Domain& AddDomain(const std::string& name, Strategy strategy, uint32_t max_answers = 1) {
+  Domain& AddDomain(const std::string& name, Strategy strategy,
+                    uint32_t max_answers = 1) {
     Domain d;
     d.meta.name = name;
     d.fqdn = name + ".example.test";
@@ -47,8 +50,8 @@ class TestWorld {
     world.domains.push_back(d);
     return world.domains.back();
   }
-  Rule& AddRule(const std::string& name, const std::string& domain, RuleAction action,
-                const std::string& node) {
+  Rule& AddRule(const std::string& name, const std::string& domain,
+                RuleAction action, const std::string& node) {
     Rule r;
     r.meta.name = name;
     r.domain = domain;
@@ -57,8 +60,8 @@ class TestWorld {
     world.rules.push_back(r);
     return world.rules.back();
   }
-  Canary& AddCanary(const std::string& name, const std::string& domain, const std::string& node,
-                    double percent) {
+  Canary& AddCanary(const std::string& name, const std::string& domain,
+                    const std::string& node, double percent) {
     Canary c;
     c.meta.name = name;
     c.domain = domain;
@@ -74,7 +77,8 @@ class TestWorld {
     throw std::runtime_error("no node " + name);
   }
 
-  Snapshot Build(int64_t now_ms = 1'000'000, const Snapshot* previous = nullptr) const {
+  Snapshot Build(int64_t now_ms = 1'000'000,
+                 const Snapshot* previous = nullptr) const {
     BuildOptions opts;
     opts.now_ms = now_ms;
     opts.version = previous ? previous->version + 1 : 1;
@@ -92,7 +96,8 @@ inline uint32_t RegionIndex(const Snapshot& s, const std::string& name) {
   return kNoIndex;
 }
 
-inline const SnapshotDomain& DomainNamed(const Snapshot& s, const std::string& name) {
+inline const SnapshotDomain& DomainNamed(const Snapshot& s,
+                                         const std::string& name) {
   for (const SnapshotDomain& d : s.domains) {
     if (d.name == name) return d;
   }
@@ -102,11 +107,13 @@ inline const SnapshotDomain& DomainNamed(const Snapshot& s, const std::string& n
 // Node names of an answer, in order.
 inline std::vector<std::string> Names(const Snapshot& s, const Answer& a) {
   std::vector<std::string> out;
-  for (uint32_t i = 0; i < a.count; ++i) out.push_back(s.nodes[a.nodes[i]].name);
+  for (uint32_t i = 0; i < a.count; ++i)
+    out.push_back(s.nodes[a.nodes[i]].name);
   return out;
 }
 
-// A client from the i-th /24 of 10.0.0.0/8 (or 100.64/10 past 65536): distinct subnets.
+// A client from the i-th /24 of 10.0.0.0/8 (or 100.64/10 past 65536): distinct
+// subnets.
 inline ClientContext ClientNumber(uint32_t i) {
   IpAddress ip;
   ip.family = IpFamily::kV4;
@@ -118,15 +125,18 @@ inline ClientContext ClientNumber(uint32_t i) {
 }
 
 // How often each node leads the answer over `n` queries from `region`.
-inline std::map<std::string, int> LeadCounts(const Snapshot& s, const std::string& domain,
-                                             const std::string& region, int n, uint64_t seed,
+inline std::map<std::string, int> LeadCounts(const Snapshot& s,
+                                             const std::string& domain,
+                                             const std::string& region, int n,
+                                             uint64_t seed,
                                              bool vary_client = false) {
   Rng rng(seed);
   std::map<std::string, int> counts;
   const SnapshotDomain& d = DomainNamed(s, domain);
   for (int i = 0; i < n; ++i) {
     const ClientContext client = ClientNumber(vary_client ? i : 0);
-    Answer a = Decide(s, d, RegionIndex(s, region), client, IpFamily::kV4, 0, rng);
+    Answer a =
+        Decide(s, d, RegionIndex(s, region), client, IpFamily::kV4, 0, rng);
     if (a.count > 0) ++counts[s.nodes[a.nodes[0]].name];
   }
   return counts;
