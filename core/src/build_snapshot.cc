@@ -434,6 +434,7 @@ Snapshot BuildSnapshot(const World& world, const StatusMap& status,
         InternRoute(RoutePlanner(b, d, nullptr).Plan(), snap, seen));
     snap.domains.push_back(std::move(out));
   }
+  QuantiseSnapshot(snap);
   snap.content_hash = ComputeContentHash(snap);
   return snap;
 }

@@ -6,10 +6,18 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ax/enum_names.h"
 #include "ax/hash.h"
 
 namespace ax {
 namespace {
+
+constexpr NameTable<TtlReason, 4> kTtlReasons{{
+    {TtlReason::kSteady, "steady"},
+    {TtlReason::kFailover, "failover"},
+    {TtlReason::kCanary, "canary"},
+    {TtlReason::kFallback, "fallback"},
+}};
 
 bool HasFamily(const SnapshotNode& node, std::optional<IpFamily> family) {
   if (!family) return !node.addresses.empty();
@@ -148,23 +156,10 @@ void PickByStrategy(const Snapshot& s, const SnapshotDomain& d,
 
 }  // namespace
 
-const char* TtlReasonName(TtlReason r) {
-  switch (r) {
-    case TtlReason::kSteady:
-      return "steady";
-    case TtlReason::kFailover:
-      return "failover";
-    case TtlReason::kCanary:
-      return "canary";
-    case TtlReason::kFallback:
-      return "fallback";
-  }
-  return "?";
-}
+const char* TtlReasonName(TtlReason r) { return NameOf(kTtlReasons, r); }
 
 uint64_t ClientCohort(const IpAddress& client) {
-  const IpAddress subnet =
-      Mask(client, client.family == IpFamily::kV4 ? 24 : 56);
+  const IpAddress subnet = Mask(client, CohortPrefixLength(client.family));
   uint64_t hi = 0, lo = 0;
   for (int i = 0; i < 8; ++i) {
     hi = hi << 8 | subnet.bytes[i];

@@ -5,18 +5,21 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ax/enum_names.h"
+
 namespace ax {
 
-const char* HealthName(Health h) {
-  switch (h) {
-    case Health::kUnknown:
-      return "Unknown";
-    case Health::kUp:
-      return "Up";
-    case Health::kDown:
-      return "Down";
-  }
-  return "?";
+namespace {
+constexpr NameTable<Health, 3> kHealthNames{{
+    {Health::kUnknown, "Unknown"},
+    {Health::kUp, "Up"},
+    {Health::kDown, "Down"},
+}};
+}  // namespace
+
+const char* HealthName(Health h) { return NameOf(kHealthNames, h); }
+std::optional<Health> ParseHealth(std::string_view name) {
+  return ValueOf(kHealthNames, name);
 }
 
 HealthPolicy HealthPolicy::FromHealthCheck(const HealthCheck& check) {

@@ -4,13 +4,11 @@
 #include <string_view>
 #include <utility>
 
+#include "ax/enum_names.h"
 #include "ax/model.h"
 
 namespace ax {
 namespace {
-
-template <typename E, size_t N>
-using NameTable = std::array<std::pair<E, const char*>, N>;
 
 constexpr NameTable<Strategy, 7> kStrategies{{
     {Strategy::kRegionPriority, "RegionPriority"},
@@ -36,22 +34,6 @@ constexpr NameTable<RuleAction, 3> kRuleActions{{
     {RuleAction::kExclude, "Exclude"},
     {RuleAction::kWeight, "Weight"},
 }};
-
-template <typename E, size_t N>
-const char* NameOf(const NameTable<E, N>& table, E value) {
-  for (const auto& [v, name] : table) {
-    if (v == value) return name;
-  }
-  return "?";
-}
-
-template <typename E, size_t N>
-std::optional<E> ValueOf(const NameTable<E, N>& table, std::string_view name) {
-  for (const auto& [v, n] : table) {
-    if (name == n) return v;
-  }
-  return std::nullopt;
-}
 
 }  // namespace
 

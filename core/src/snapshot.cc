@@ -1,13 +1,23 @@
 // Route source names and route equality (the builder deduplicates routes with
-// it). Serialisation and validation live in snapshot_json.cc, building in
-// build_snapshot.cc.
+// it). Serialisation lives in snapshot_json.cc, invariants in
+// snapshot_validate.cc, building in build_snapshot.cc.
 #include "ax/snapshot.h"
 
 #include <algorithm>
 #include <tuple>
 
+#include "ax/enum_names.h"
+
 namespace ax {
 namespace {
+
+constexpr NameTable<RouteSource, 5> kRouteSources{{
+    {RouteSource::kRegion, "Region"},
+    {RouteSource::kFallbackRegion, "FallbackRegion"},
+    {RouteSource::kAllHealthy, "AllHealthy"},
+    {RouteSource::kDomainFallback, "DomainFallback"},
+    {RouteSource::kFailOpen, "FailOpen"},
+}};
 
 bool SameCandidate(const Candidate& a, const Candidate& b) {
   return std::tie(a.node, a.weight, a.score.health, a.score.load,
@@ -18,31 +28,10 @@ bool SameCandidate(const Candidate& a, const Candidate& b) {
 
 }  // namespace
 
-const char* RouteSourceName(RouteSource s) {
-  switch (s) {
-    case RouteSource::kRegion:
-      return "Region";
-    case RouteSource::kFallbackRegion:
-      return "FallbackRegion";
-    case RouteSource::kAllHealthy:
-      return "AllHealthy";
-    case RouteSource::kDomainFallback:
-      return "DomainFallback";
-    case RouteSource::kFailOpen:
-      return "FailOpen";
-  }
-  return "?";
-}
+const char* RouteSourceName(RouteSource s) { return NameOf(kRouteSources, s); }
 
 std::optional<RouteSource> ParseRouteSource(std::string_view name) {
-  // Inverts RouteSourceName so the names are written down once.
-  for (const RouteSource s :
-       {RouteSource::kRegion, RouteSource::kFallbackRegion,
-        RouteSource::kAllHealthy, RouteSource::kDomainFallback,
-        RouteSource::kFailOpen}) {
-    if (name == RouteSourceName(s)) return s;
-  }
-  return std::nullopt;
+  return ValueOf(kRouteSources, name);
 }
 
 bool Route::operator==(const Route& o) const {

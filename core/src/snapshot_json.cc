@@ -1,7 +1,7 @@
-// Snapshot <-> JSON, the content hash and the snapshot invariants. Each
-// struct's JSON layout is written once, as a field list walked by both Writer
-// and Reader, so the two directions cannot drift. No IO; no nlohmann exception
-// leaves ParseSnapshot.
+// Snapshot <-> JSON and the content hash. Each struct's JSON layout is written
+// once, as a field list walked by both Writer and Reader, so the two directions
+// cannot drift. No IO; no nlohmann exception leaves ParseSnapshot. The
+// invariants ParseSnapshot enforces live in snapshot_validate.cc.
 #include "ax/snapshot_json.h"
 
 #include <algorithm>
@@ -9,97 +9,47 @@
 #include <cmath>
 #include <concepts>
 #include <cstdio>
-#include <iterator>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <type_traits>
 #include <utility>
 
 #include "ax/hash.h"
+#include "snapshot_doc.h"
 
 namespace ax {
 namespace {
 
 using Json = nlohmann::json;
-using Errors = std::vector<SnapshotError>;
+using snapshot_doc::Add, snapshot_doc::Child, snapshot_doc::Element,
+    snapshot_doc::Errors, snapshot_doc::kCoordDecimals,
+    snapshot_doc::kLatencyDecimals, snapshot_doc::kPercentDecimals,
+    snapshot_doc::kScoreDecimals, snapshot_doc::kWeightDecimals,
+    snapshot_doc::Quantise, snapshot_doc::Quote;
 
 // A mangled document would otherwise list thousands of errors saying the same
 // thing.
 constexpr size_t kMaxErrors = 50;
 
-// Decimal places kept per kind of double. Rounding before writing makes the
-// text reproducible (parse -> serialise is byte-identical) and drops
-// meaningless noise.
-constexpr int kScoreDecimals = 4;    // score factors, utilisation
-constexpr int kWeightDecimals = 4;   // candidate weights
-constexpr int kLatencyDecimals = 1;  // milliseconds
-constexpr int kPercentDecimals = 4;  // canary share
-constexpr int kCoordDecimals = 6;    // degrees, ~0.1 m
-
-double Quantise(double v, int decimals) {
-  constexpr double kScale[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
-  return std::round(v * kScale[decimals]) / kScale[decimals];
-}
-
-std::string Element(std::string_view base, size_t i) {
-  return std::string(base) + "[" + std::to_string(i) + "]";
-}
-
-std::string Child(std::string_view base, std::string_view key) {
-  return base.empty() ? std::string(key)
-                      : std::string(base) + "." + std::string(key);
-}
-
-// Document text quoted into a message, cut short: it may be arbitrary bytes.
-std::string Quote(std::string_view s) {
-  constexpr size_t kMax = 64;
-  return "\"" + std::string(s.substr(0, kMax)) +
-         (s.size() > kMax ? "...\"" : "\"");
-}
-
-void Add(Errors& errors, std::string path, std::string message) {
-  errors.push_back({std::move(path), std::move(message)});
-}
-
-std::optional<Health> ParseHealthName(std::string_view name) {
-  // Inverts HealthName so the names are written down once.
-  for (const Health h : {Health::kUnknown, Health::kUp, Health::kDown}) {
-    if (name == HealthName(h)) return h;
-  }
-  return std::nullopt;
-}
-
 // Enum <-> name, for every enum the document carries.
+template <typename E, const char* (*kName)(E),
+          std::optional<E> (*kParse)(std::string_view)>
+struct EnumCodec {
+  static const char* Name(E v) { return kName(v); }
+  static std::optional<E> Parse(std::string_view n) { return kParse(n); }
+};
 template <typename E>
 struct EnumNames;
 template <>
-struct EnumNames<Strategy> {
-  static const char* Name(Strategy v) { return StrategyName(v); }
-  static std::optional<Strategy> Parse(std::string_view n) {
-    return ParseStrategy(n);
-  }
+struct EnumNames<Strategy> : EnumCodec<Strategy, StrategyName, ParseStrategy> {
 };
 template <>
-struct EnumNames<AdminState> {
-  static const char* Name(AdminState v) { return AdminStateName(v); }
-  static std::optional<AdminState> Parse(std::string_view n) {
-    return ParseAdminState(n);
-  }
-};
+struct EnumNames<AdminState>
+    : EnumCodec<AdminState, AdminStateName, ParseAdminState> {};
 template <>
-struct EnumNames<Health> {
-  static const char* Name(Health v) { return HealthName(v); }
-  static std::optional<Health> Parse(std::string_view n) {
-    return ParseHealthName(n);
-  }
-};
+struct EnumNames<Health> : EnumCodec<Health, HealthName, ParseHealth> {};
 template <>
-struct EnumNames<RouteSource> {
-  static const char* Name(RouteSource v) { return RouteSourceName(v); }
-  static std::optional<RouteSource> Parse(std::string_view n) {
-    return ParseRouteSource(n);
-  }
-};
+struct EnumNames<RouteSource>
+    : EnumCodec<RouteSource, RouteSourceName, ParseRouteSource> {};
 
 // Whether a nested value is a JSON object with named fields or a positional
 // array (field key nullptr), the compact form used where size matters.
@@ -209,6 +159,30 @@ constexpr auto kContentFields = [](auto& io, auto& s) {
 constexpr auto kStampFields = [](auto& io, auto& s) {
   io("version", s.version);
   io("generatedAtMs", s.generated_at_ms);
+};
+
+// ---- Quantiser: rounds in place, exactly as the Writer rounds on output ----
+
+class Quantiser {
+ public:
+  template <typename T>
+  void operator()(const char*, T&) {}
+  void operator()(const char*, double& v, int decimals) {
+    v = Quantise(v, decimals);
+  }
+  void Index(const char*, uint32_t&) {}
+  template <typename T, typename F>
+  void Nested(const char*, T& v, F fields, Shape) {
+    fields(*this, v);
+  }
+  template <typename T, typename F>
+  void Optional(const char*, bool present, T& v, F fields, Shape) {
+    if (present) fields(*this, v);
+  }
+  template <typename T, typename F>
+  void List(const char*, std::vector<T>& v, F fields, Shape) {
+    for (T& e : v) fields(*this, e);
+  }
 };
 
 // ---- Writer ----
@@ -507,213 +481,11 @@ bool CheckFormatVersion(const Json& root, Errors& errors) {
   return true;
 }
 
-// ---- Invariants ----
-
-// Judged as written: a factor that rounds to 0 would fail the next load.
-bool IsScore(double v) {
-  const double q = Quantise(v, kScoreDecimals);
-  return q > 0 && q <= 1;  // false for NaN
-}
-bool IsMeasurement(double v) { return v == -1 || (std::isfinite(v) && v >= 0); }
-
-// Reports empty and repeated names; returns name -> index of first use.
-template <typename T, typename Get>
-std::map<std::string_view, size_t> CheckUnique(const std::vector<T>& items,
-                                               std::string_view list,
-                                               std::string_view key, Get get,
-                                               Errors& errors) {
-  std::map<std::string_view, size_t> first;
-  for (size_t i = 0; i < items.size(); ++i) {
-    const std::string_view name = get(items[i]);
-    if (name.empty()) {
-      Add(errors, Child(Element(list, i), key), "must not be empty");
-      continue;
-    }
-    const auto [it, inserted] = first.emplace(name, i);
-    if (!inserted) {
-      Add(errors, Child(Element(list, i), key),
-          "duplicate " + Quote(name) + " (first at " +
-              Element(list, it->second) + ")");
-    }
-  }
-  return first;
-}
-
-void CheckNodes(const Snapshot& s, Errors& errors) {
-  CheckUnique(
-      s.nodes, "nodes", "name",
-      [](const SnapshotNode& n) -> std::string_view { return n.name; }, errors);
-  for (size_t i = 0; i < s.nodes.size(); ++i) {
-    const SnapshotNode& n = s.nodes[i];
-    const std::string at = Element("nodes", i);
-    if (n.addresses.empty()) {
-      Add(errors, at + ".addrs", "a node needs at least one address");
-    }
-    if (!IsMeasurement(n.latency_ms)) {
-      Add(errors, at + ".latencyMs", "must be >= 0, or -1 for unmeasured");
-    }
-    if (!IsMeasurement(n.utilisation)) {
-      Add(errors, at + ".util", "must be >= 0, or -1 for unknown");
-    }
-    if (n.has_location && !(std::abs(n.location.lat) <= 90)) {
-      Add(errors, at + ".loc[0]", "latitude must be within -90..90");
-    }
-    if (n.has_location && !(std::abs(n.location.lon) <= 180)) {
-      Add(errors, at + ".loc[1]", "longitude must be within -180..180");
-    }
-  }
-}
-
-using NameIndex = std::map<std::string_view, size_t>;
-
-NameIndex CheckRegions(const Snapshot& s, Errors& errors) {
-  NameIndex regions = CheckUnique(
-      s.regions, "regions", "name",
-      [](const SnapshotRegion& r) -> std::string_view { return r.name; },
-      errors);
-  for (size_t i = 0; i < s.regions.size(); ++i) {
-    const auto& fallbacks = s.regions[i].fallback_regions;
-    for (size_t j = 0; j < fallbacks.size(); ++j) {
-      const auto it = regions.find(fallbacks[j]);
-      if (it == regions.end() || it->second == i) {
-        Add(errors, Element(Element("regions", i) + ".fallbacks", j),
-            it == regions.end() ? "no region named " + Quote(fallbacks[j])
-                                : "a region cannot fall back to itself");
-      }
-    }
-  }
-  return regions;
-}
-
-NameIndex CheckDomains(const Snapshot& s, Errors& errors) {
-  NameIndex domains = CheckUnique(
-      s.domains, "domains", "name",
-      [](const SnapshotDomain& d) -> std::string_view { return d.name; },
-      errors);
-  CheckUnique(
-      s.domains, "domains", "fqdn",
-      [](const SnapshotDomain& d) -> std::string_view { return d.fqdn; },
-      errors);
-  for (size_t i = 0; i < s.domains.size(); ++i) {
-    const SnapshotDomain& d = s.domains[i];
-    const std::string at = Element("domains", i);
-    if (d.max_answers == 0) Add(errors, at + ".maxAnswers", "must be >= 1");
-    if (d.routes.size() != s.regions.size() + 1) {
-      Add(errors, at + ".routes",
-          "has " + std::to_string(d.routes.size()) + " entries, expected " +
-              std::to_string(s.regions.size() + 1) +
-              " (one per region, then the route for unmatched clients)");
-    }
-    for (size_t j = 0; j < d.routes.size(); ++j) {
-      const std::string route_at = Element(at + ".routes", j);
-      if (d.routes[j] >= s.routes.size()) {
-        Add(errors, route_at,
-            "route index " + std::to_string(d.routes[j]) + " out of range (" +
-                std::to_string(s.routes.size()) + " routes)");
-      } else if (s.routes[d.routes[j]].source == RouteSource::kDomainFallback &&
-                 d.fallback.empty()) {
-        Add(errors, route_at,
-            "uses a DomainFallback route but the domain has no fallback");
-      }
-    }
-  }
-  return domains;
-}
-
-void CheckCandidates(const Snapshot& s, const Route& r, const std::string& at,
-                     Errors& errors) {
-  std::vector<bool> listed(s.nodes.size());
-  for (size_t j = 0; j < r.candidates.size(); ++j) {
-    const Candidate& c = r.candidates[j];
-    const std::string cat = Element(at + ".candidates", j);
-    if (c.node >= s.nodes.size()) {
-      Add(errors, cat + "[0]",
-          "node index " + std::to_string(c.node) + " out of range (" +
-              std::to_string(s.nodes.size()) + " nodes)");
-    } else if (listed[c.node]) {
-      Add(errors, cat + "[0]", "node listed twice in one route");
-    } else if (s.nodes[c.node].admin_state == AdminState::kDisabled) {
-      Add(errors, cat + "[0]", "a Disabled node is never a candidate");
-    } else {
-      listed[c.node] = true;
-    }
-    if (!(std::isfinite(c.weight) && c.weight >= 0)) {
-      Add(errors, cat + "[1]", "weight must be a finite number >= 0");
-    }
-    const double parts[] = {c.score.health, c.score.load, c.score.latency,
-                            c.score.priority};
-    for (size_t k = 0; k < std::size(parts); ++k) {
-      if (!IsScore(parts[k])) {
-        Add(errors, Element(cat, k + 2),
-            "score factor must be within (0, 1] at " +
-                std::to_string(kScoreDecimals) + " decimals");
-      }
-    }
-  }
-}
-
-void CheckRoutes(const Snapshot& s, const NameIndex& regions, Errors& errors) {
-  for (size_t i = 0; i < s.routes.size(); ++i) {
-    const Route& r = s.routes[i];
-    const std::string at = Element("routes", i);
-    const bool fallback = r.source == RouteSource::kDomainFallback;
-    // Fail-open may be empty: a domain can select no node that is not disabled.
-    const bool may_be_empty = fallback || r.source == RouteSource::kFailOpen;
-    if (r.candidates.empty() && !may_be_empty) {
-      Add(errors, at + ".candidates",
-          std::string("a ") + RouteSourceName(r.source) +
-              " route needs at least one candidate");
-    }
-    if (!r.candidates.empty() && fallback) {
-      Add(errors, at + ".candidates",
-          "a DomainFallback route answers from the domain, not from nodes");
-    }
-    if (r.source == RouteSource::kFallbackRegion) {
-      if (!regions.contains(r.via)) {
-        Add(errors, at + ".via", "no region named " + Quote(r.via));
-      }
-    } else if (!r.via.empty()) {
-      Add(errors, at + ".via", "only FallbackRegion routes name a region");
-    }
-    CheckCandidates(s, r, at, errors);
-    if (r.canary != kNoIndex && r.canary >= s.canaries.size()) {
-      Add(errors, at + ".canary",
-          "canary index " + std::to_string(r.canary) + " out of range (" +
-              std::to_string(s.canaries.size()) + " canaries)");
-    }
-    if (r.failover_until_ms < 0) {
-      Add(errors, at + ".failoverUntilMs", "must not be negative");
-    }
-  }
-}
-
-void CheckCanaries(const Snapshot& s, const NameIndex& domains,
-                   Errors& errors) {
-  CheckUnique(
-      s.canaries, "canaries", "name",
-      [](const SnapshotCanary& c) -> std::string_view { return c.name; },
-      errors);
-  for (size_t i = 0; i < s.canaries.size(); ++i) {
-    const SnapshotCanary& c = s.canaries[i];
-    const std::string at = Element("canaries", i);
-    if (!domains.contains(c.domain)) {
-      Add(errors, at + ".domain", "no domain named " + Quote(c.domain));
-    }
-    if (c.node >= s.nodes.size()) {
-      Add(errors, at + ".node",
-          "node index " + std::to_string(c.node) + " out of range (" +
-              std::to_string(s.nodes.size()) + " nodes)");
-    }
-    if (!(c.percent >= 0 && c.percent <= 100)) {
-      Add(errors, at + ".percent", "must be within 0..100");
-    }
-  }
-}
-
 }  // namespace
 
-std::string SnapshotError::ToString() const {
-  return path.empty() ? message : path + ": " + message;
+void QuantiseSnapshot(Snapshot& snapshot) {
+  Quantiser q;
+  kContentFields(q, snapshot);
 }
 
 std::string ComputeContentHash(const Snapshot& snapshot) {
@@ -786,16 +558,6 @@ ParseSnapshotResult ParseSnapshot(std::string_view json) {
     Add(errors, "", std::to_string(more) + " more errors not shown");
   }
   return result;
-}
-
-std::vector<SnapshotError> ValidateSnapshot(const Snapshot& snapshot) {
-  Errors errors;
-  CheckNodes(snapshot, errors);
-  const NameIndex regions = CheckRegions(snapshot, errors);
-  const NameIndex domains = CheckDomains(snapshot, errors);
-  CheckRoutes(snapshot, regions, errors);
-  CheckCanaries(snapshot, domains, errors);
-  return errors;
 }
 
 }  // namespace ax

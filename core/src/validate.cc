@@ -1,7 +1,7 @@
 // Semantic checks on a parsed World (see validate.h). One Checker walks the
 // kinds in order; name lookups go through per-kind indexes built while checking
-// for duplicate names. Per-field formats (IPs, durations, enums) are already
-// enforced by model_parse.cc.
+// for duplicate names. Per-field formats (IPs, durations, enums) were already
+// enforced while parsing (model_parse.cc, manifest_fields.cc).
 #include "ax/validate.h"
 
 #include <cstdio>

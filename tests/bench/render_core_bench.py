@@ -32,9 +32,8 @@ def main(result_path, doc_path):
         rows.append(f"| `{name}` | {fmt_time(b['real_time'] * unit)} | {extra} |")
     section = "\n".join([
         BEGIN,
-        f"Machine: {ctx['num_cpus']} CPUs @ {ctx['mhz_per_cpu']} MHz, "
-        f"build `{ctx.get('library_build_type', '?')}` Google Benchmark, run {ctx['date']}, "
-        "pinned to CPU 1, median of 5 repetitions.",
+        f"Machine: {ctx['num_cpus']} CPUs @ {ctx['mhz_per_cpu']} MHz; `release` preset; "
+        f"run {ctx['date']}, pinned to CPU 1, median of 5 repetitions.",
         "",
         "| Benchmark | Median time | Notes |",
         "|---|---:|---|",

@@ -8,11 +8,13 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ax {
 
 enum class Health : uint8_t { kUnknown, kUp, kDown };
 const char* HealthName(Health h);
+std::optional<Health> ParseHealth(std::string_view name);
 
 // Load a node reports about itself (from its health endpoint's JSON body).
 struct NodeLoad {

@@ -1,8 +1,8 @@
-// The snapshot as a document: deterministic compact JSON, its content hash, a
-// strict parser and the snapshot invariants. The data plane parses untrusted
-// bytes here on every reload, so nothing in this header throws or asserts on
-// document content. Building a Snapshot from the declared world lives in
-// build_snapshot.h, not here.
+// The snapshot as a document: deterministic compact JSON, its content hash and
+// a strict parser. The data plane parses untrusted bytes here on every reload,
+// so nothing in this header throws or asserts on document content. The
+// invariants (and SnapshotError) live in snapshot_validate.h, building a
+// Snapshot from the declared world in build_snapshot.h.
 #pragma once
 
 #include <optional>
@@ -11,16 +11,9 @@
 #include <vector>
 
 #include "ax/snapshot.h"
+#include "ax/snapshot_validate.h"
 
 namespace ax {
-
-// One problem in a snapshot, located by its JSON path
-// ("routes[12].candidates[3][0]"; empty for the document as a whole).
-struct SnapshotError {
-  std::string path;
-  std::string message;
-  std::string ToString() const;
-};
 
 // Compact JSON; equal snapshots give identical bytes. Doubles are rounded to a
 // fixed precision per field first, so parse -> serialise reproduces the bytes
@@ -28,6 +21,12 @@ struct SnapshotError {
 // `content_hash` is not read, so a document can never disagree with its own
 // hash.
 std::string SerializeSnapshot(const Snapshot& snapshot);
+
+// Rounds every double in place to the precision it is serialised with, so that
+// a snapshot the builder hands over directly (standalone) is equal to what a
+// reader parses back from the document (ConfigMap): the same answers either
+// way.
+void QuantiseSnapshot(Snapshot& snapshot);
 
 // "fnv1a64:<16 hex digits>" over the canonical serialisation of everything
 // except version, generatedAtMs and contentHash: equal content, equal hash,
@@ -44,11 +43,5 @@ struct ParseSnapshotResult {
 // name, invalid address, broken invariant (ValidateSnapshot) or hash mismatch
 // is an error. Never throws.
 ParseSnapshotResult ParseSnapshot(std::string_view json);
-
-// The invariants that hold for every published snapshot, independent of JSON:
-// indices in range, unique names, scores in (0, 1], one route per region plus
-// one, and so on. The builder runs this before publishing; ParseSnapshot runs
-// it on every load.
-std::vector<SnapshotError> ValidateSnapshot(const Snapshot& snapshot);
 
 }  // namespace ax
