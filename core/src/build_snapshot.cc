@@ -71,7 +71,7 @@ uint64_t HashRoute(const Route& r) {
   uint64_t h = Fnv1a64(r.via, static_cast<uint64_t>(r.source) + 1);
   auto mix = [&h](uint64_t v) { h = Mix64(h ^ v); };
   auto mix_double = [&mix](double d) {
-    uint64_t bits;
+    uint64_t bits = 0;
     std::memcpy(&bits, &d, sizeof bits);
     mix(bits);
   };
@@ -263,6 +263,7 @@ class RoutePlanner {
 
   Route Finish(Route route, const std::vector<Member>& members) const {
     std::vector<uint32_t> ids;
+    ids.reserve(members.size());
     for (const Member& m : members) ids.push_back(m.node);
     const RouteLatency latency = MeasureRouteLatency(b_.snap.nodes, ids);
     for (const Member& m : members) {

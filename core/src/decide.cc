@@ -210,7 +210,8 @@ Answer Decide(const Snapshot& s, const SnapshotDomain& d, uint32_t region,
       trace->canary_bucket = bucket;
       trace->canary_percent = canary.percent;
     }
-    if (static_cast<double>(bucket) < canary.percent * (kCohortBuckets / 100) &&
+    if (static_cast<double>(bucket) <
+            canary.percent * (kCohortBuckets / 100.0) &&
         HasFamily(s.nodes[canary.node], family)) {
       answer.nodes[answer.count++] = canary.node;
       answer.canary = true;

@@ -27,7 +27,7 @@ inline World MakeWorld(int nodes, int regions, int domains, int per_region) {
     v6.bytes[6] = static_cast<uint8_t>(i >> 8);
     v6.bytes[7] = static_cast<uint8_t>(i);
     n.addresses.push_back(v6);
-    n.location = GeoPoint{-60 + (i * 7) % 120, -170 + (i * 13) % 340};
+    n.location = GeoPoint{-60.0 + (i * 7) % 120, -170.0 + (i * 13) % 340};
     n.weight = 50 + i % 100;
     n.capacity = {1000, 10000};
     n.health_check = HealthCheck{};
