@@ -387,7 +387,9 @@ uint32_t InternRoute(
 Snapshot BuildSnapshot(const World& world, const StatusMap& status,
                        const Snapshot* previous, const BuildOptions& options) {
   Snapshot snap;
-  snap.version = options.version;
+  // Versions only go up, whatever the caller asks: readers keep the newest.
+  snap.version = previous ? std::max(options.version, previous->version + 1)
+                          : options.version;
   snap.generated_at_ms = options.now_ms;
   const PreviousSnapshot prev(previous);
   BuildContext b{snap, options, prev, {}, {}};

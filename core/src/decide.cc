@@ -188,15 +188,16 @@ Answer Decide(const Snapshot& s, const SnapshotDomain& d, uint32_t region,
   answer.route = d.routes[slot];
   const Route& route = s.routes[answer.route];
   answer.source = route.source;
+  const uint32_t limit = std::min(d.max_answers, kMaxAnswers);
   if (route.source == RouteSource::kDomainFallback ||
       route.source == RouteSource::kFailOpen) {
     answer.ttl = d.ttl.failover;
     answer.ttl_reason = TtlReason::kFallback;
-    if (route.source == RouteSource::kFailOpen)
-      PickInOrder(s, route, family, 1, answer);
+    // Failing open, several unverified nodes give clients more chances than
+    // one.
+    PickInOrder(s, route, family, limit, answer);
     return answer;
   }
-  const uint32_t limit = std::min(d.max_answers, kMaxAnswers);
   answer.ttl = d.ttl.steady;
   if (route.canary != kNoIndex) {
     const SnapshotCanary& canary = s.canaries[route.canary];

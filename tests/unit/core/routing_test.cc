@@ -223,9 +223,9 @@ TEST(FallbackTest, FailOpenWithoutDomainFallbackStillAnswers) {
   const Snapshot s = t.Build();
   Answer a = Ask(s, "home");
   EXPECT_EQ(a.source, RouteSource::kFailOpen);
-  EXPECT_EQ(a.count, 1u);
-  EXPECT_NE(Names(s, a)[0],
-            "far");  // disabled stays out even when failing open
+  // Every selected node but the disabled one, unverified: better than no
+  // answer.
+  EXPECT_EQ(Names(s, a), (std::vector<std::string>{"local", "near"}));
 }
 
 TEST(FallbackTest, UnclassifiedClientsGetAllHealthyNodes) {
