@@ -12,6 +12,7 @@ APT_PACKAGES=(
   prometheus-cpp-dev libcpp-httplib-dev libssl-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-venv
+  dnsutils knot-dnsutils unbound # real clients of the integration tests (dig, kdig, resolver)
 )
 
 missing=()
@@ -36,6 +37,7 @@ mkdir -p "$AX_CACHE"
 # One venv for everything: append pinned packages here.
 PY_PACKAGES=(
   mmdb-writer==0.2.7 netaddr==1.3.0 # scripts/geo: write MMDBs
+  pytest==9.2.0 pytest-timeout==2.4.0 dnspython==2.9.2 grpcio==1.85.1 # tests/integration
 )
 VENV="$AX_CACHE/venv"
 [[ -x "$VENV/bin/python" ]] || python3 -m venv "$VENV"

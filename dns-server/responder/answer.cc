@@ -1,0 +1,193 @@
+// Answer sections: name lookup, the GSLB pick and the records it turns into.
+#include "responder/answer.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "ax/decide.h"
+#include "geo/geo_resolver.h"
+
+namespace ax::dns {
+namespace {
+
+std::span<const uint8_t> Bytes(std::string_view s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+void AddSoa(MessageWriter& w, Section section, const ServedZone& z,
+            uint32_t serial, uint32_t ttl) {
+  w.StartRecord(section, Bytes(z.apex), kTypeSoa, kClassIn, ttl);
+  w.AddName(Bytes(z.mname));
+  w.AddName(Bytes(z.rname));
+  w.AddU32(serial);
+  w.AddU32(z.config.refresh);
+  w.AddU32(z.config.retry);
+  w.AddU32(z.config.expire);
+  w.AddU32(z.config.minimum);
+  w.EndRecord();
+}
+
+// NXDOMAIN or NODATA: the zone's SOA in the authority section with the negative
+// TTL, min(SOA TTL, MINIMUM) (RFC 2308 §3, §5).
+AnswerOutcome Negative(MessageWriter& w, const ServingState& state,
+                       const ServedZone& zone, uint16_t rcode, int scope = 0) {
+  AddSoa(w, Section::kAuthority, zone, state.serial(), zone.negative_ttl);
+  return {rcode, true, scope};
+}
+
+void AddAddress(MessageWriter& w, const Question& q, const IpAddress& ip,
+                uint32_t ttl) {
+  const bool v4 = ip.family == IpFamily::kV4;
+  w.StartRecord(Section::kAnswer, q.name.wire(), v4 ? kTypeA : kTypeAaaa,
+                kClassIn, ttl);
+  w.AddBytes({ip.bytes.data(), v4 ? 4u : 16u});
+  w.EndRecord();
+}
+
+// Addresses of `family` from the picked nodes, or from the domain's fallback
+// list.
+void AddAnswerAddresses(MessageWriter& w, const Question& q, const Snapshot& s,
+                        const SnapshotDomain& d, const Answer& answer,
+                        IpFamily family) {
+  auto add_matching = [&](const std::vector<IpAddress>& addresses) {
+    for (const IpAddress& ip : addresses) {
+      if (ip.family == family) AddAddress(w, q, ip, answer.ttl);
+    }
+  };
+  if (answer.source == RouteSource::kDomainFallback) {
+    add_matching(d.fallback.addresses);
+    return;
+  }
+  for (uint32_t i = 0; i < answer.count; ++i) {
+    add_matching(s.nodes[answer.nodes[i]].addresses);
+  }
+}
+
+// A GSLB name. Only address records (or the fallback CNAME, which stands for
+// every type, RFC 1034 §3.6.2) live here; ANY gets one address RRset (RFC 8482
+// §4.1).
+AnswerOutcome AnswerDomain(const AnswerContext& ctx, const Question& q,
+                           uint32_t index, const ServedZone& zone,
+                           MessageWriter& w) {
+  const Snapshot& s = ctx.state.snapshot();
+  const SnapshotDomain& d = s.domains[index];
+  const ServedDomain& served = ctx.state.domain(index);
+  ctx.info.domain = index;
+  std::optional<IpFamily> families[2];
+  size_t family_count = 1;
+  switch (q.qtype) {
+    case kTypeA:
+      families[0] = IpFamily::kV4;
+      break;
+    case kTypeAaaa:
+      families[0] = IpFamily::kV6;
+      break;
+    case kTypeAny:
+      families[0] = IpFamily::kV4;
+      families[1] = IpFamily::kV6;
+      family_count = 2;
+      break;
+    default:
+      // No address wanted: only a CNAME could answer, and only some routes have
+      // one.
+      if (served.cname.empty())
+        return Negative(w, ctx.state, zone, kRcodeNoError);
+  }
+  GeoInfo geo;
+  if (ctx.geo && !ctx.geo->Lookup(ctx.client.address, geo))
+    ctx.info.geo_failed = true;
+  const Classification cls =
+      ctx.state.classifier().Classify(ctx.client.address, geo);
+  ctx.info.region = cls.region;
+  const ClientContext client{ClientCohort(ctx.client.address), geo.has_location,
+                             geo.location};
+  Answer answer;
+  for (size_t f = 0; f < family_count && w.count(Section::kAnswer) == 0; ++f) {
+    answer = Decide(s, d, cls.region, client, families[f], ctx.now_ms, ctx.rng);
+    if (answer.source == RouteSource::kDomainFallback &&
+        !served.cname.empty()) {
+      // Not chased, even into our own zones: the resolver restarts at the
+      // target.
+      w.StartRecord(Section::kAnswer, q.name.wire(), kTypeCname, kClassIn,
+                    answer.ttl);
+      w.AddName(Bytes(served.cname));
+      w.EndRecord();
+    } else if (families[f]) {
+      AddAnswerAddresses(w, q, s, d, answer, *families[f]);
+    }
+  }
+  ctx.info.route = answer.route;
+  const Route& route = s.routes[answer.route];
+  const bool picked = answer.source != RouteSource::kDomainFallback &&
+                      answer.source != RouteSource::kFailOpen;
+  const ScopeInputs inputs{
+      .depends_on_region = !served.one_route,
+      .depends_on_subnet =
+          picked && (route.canary != kNoIndex || served.subnet_strategy)};
+  const int scope = AnswerScope(cls, ctx.client, inputs);
+  if (w.count(Section::kAnswer) == 0) {
+    return Negative(w, ctx.state, zone, kRcodeNoError, scope);
+  }
+  return {kRcodeNoError, true, scope};
+}
+
+}  // namespace
+
+AnswerOutcome AnswerInternet(const AnswerContext& ctx, const Question& q,
+                             MessageWriter& w) {
+  // Zone transfers are not offered (RFC 5936 §4.2 lets a server refuse them).
+  if (q.qtype == kTypeAxfr || q.qtype == kTypeIxfr)
+    return {kRcodeRefused, false, 0};
+  const ServingState& state = ctx.state;
+  const uint32_t zone_index = state.FindZone(q.lower.key());
+  if (zone_index == kNoIndex) return {kRcodeRefused, false, 0};  // not our zone
+  const ServedZone& zone = state.zone(zone_index);
+  const ServedName* name = state.FindName(q.lower.key());
+  if (!name) return Negative(w, state, zone, kRcodeNxDomain);
+  if (name->apex && (q.qtype == kTypeSoa || q.qtype == kTypeAny)) {
+    // ANY at the apex: the SOA alone (RFC 8482 §4.1).
+    AddSoa(w, Section::kAnswer, zone, state.serial(), zone.config.ttl);
+    return {kRcodeNoError, true, 0};
+  }
+  if (name->apex && q.qtype == kTypeNs) {
+    for (const std::string& ns : zone.ns) {
+      w.StartRecord(Section::kAnswer, q.name.wire(), kTypeNs, kClassIn,
+                    zone.config.ttl);
+      w.AddName(Bytes(ns));
+      w.EndRecord();
+    }
+    return {kRcodeNoError, true, 0};
+  }
+  if (name->domain != kNoIndex)
+    return AnswerDomain(ctx, q, name->domain, zone, w);
+  if (name->grpc_config != kNoIndex &&
+      (q.qtype == kTypeTxt || q.qtype == kTypeAny)) {
+    const SnapshotDomain& d = state.snapshot().domains[name->grpc_config];
+    w.StartRecord(Section::kAnswer, q.name.wire(), kTypeTxt, kClassIn,
+                  d.ttl.steady);
+    w.AddBytes(Bytes(state.domain(name->grpc_config).grpc_txt));
+    w.EndRecord();
+    return {kRcodeNoError, true, 0};
+  }
+  return Negative(w, state, zone, kRcodeNoError);  // NODATA
+}
+
+AnswerOutcome AnswerChaos(std::string_view identity, const Question& q,
+                          MessageWriter& w) {
+  static constexpr std::string_view kIdServer("\2id\6server\0", 11);
+  static constexpr std::string_view kHostnameBind("\10hostname\4bind\0", 15);
+  const std::string_view name = q.lower.key();
+  if (identity.empty() || (name != kIdServer && name != kHostnameBind)) {
+    return {kRcodeRefused, false, 0};
+  }
+  if (q.qtype == kTypeTxt || q.qtype == kTypeAny) {
+    const size_t n = std::min<size_t>(identity.size(), 255);
+    w.StartRecord(Section::kAnswer, q.name.wire(), kTypeTxt, kClassCh, 0);
+    w.AddU8(static_cast<uint8_t>(n));
+    w.AddBytes(Bytes(identity.substr(0, n)));
+    w.EndRecord();
+  }
+  return {kRcodeNoError, true, 0};
+}
+
+}  // namespace ax::dns

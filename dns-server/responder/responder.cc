@@ -1,0 +1,140 @@
+// Respond: header checks, RRL, EDNS and ECS handling, dispatch by class,
+// truncation.
+#include "responder/responder.h"
+
+#include <algorithm>
+
+#include "responder/answer.h"
+#include "responder/client_subnet.h"
+#include "responder/rrl.h"
+#include "wire/edns.h"
+#include "wire/message_reader.h"
+#include "wire/message_writer.h"
+
+namespace ax::dns {
+namespace {
+
+// The largest response the transport allows: 64 KiB over TCP; over UDP 512
+// without EDNS (RFC 1035 §4.2.1), else min(max(512, requester's size), ours)
+// (RFC 6891 §6.2.5).
+size_t ResponseLimit(const QueryMeta& meta, const EdnsQuery& edns,
+                     uint16_t ours) {
+  if (meta.transport == Transport::kTcp) return kMaxMessageSize;
+  if (!edns.present) return kMaxUdpWithoutEdns;
+  const size_t theirs = std::max<size_t>(kMaxUdpWithoutEdns, edns.udp_size);
+  return std::min(theirs, std::max<size_t>(kMaxUdpWithoutEdns, ours));
+}
+
+// Flags copied into every response: the opcode, RD (RFC 1035 §4.1.1) and CD
+// (RFC 4035 §3.1.6).
+uint16_t EchoedFlags(const Header& query) {
+  return kFlagQr | (query.flags & (kOpcodeMask | kFlagRd | kFlagCd));
+}
+
+}  // namespace
+
+Responder::Responder(ResponderOptions options, uint64_t rng_seed,
+                     RateLimiter* rrl)
+    : options_(std::move(options)), rng_(rng_seed), rrl_(rrl) {}
+
+size_t Responder::Respond(const ServingState* state, const GeoResolver* geo,
+                          const QueryMeta& meta, std::span<const uint8_t> query,
+                          std::span<uint8_t> out, ResponseInfo* info_out) {
+  ResponseInfo scratch;
+  ResponseInfo& info = info_out ? *info_out : scratch;
+  info = ResponseInfo{};
+  ParsedQuery q;
+  // Too short to answer, or itself a response (answering those invites loops).
+  if (!ParseHeader(query, &q.header) || q.header.qr()) {
+    info.dropped = true;
+    return 0;
+  }
+  const IpAddress source = Unmapped(meta.source);
+  RrlVerdict verdict = RrlVerdict::kAllow;
+  if (rrl_ && meta.transport == Transport::kUdp) {
+    verdict = rrl_->Check(source, meta.now_ms);
+    info.rrl_limited = verdict != RrlVerdict::kAllow;
+    if (verdict == RrlVerdict::kDrop) {
+      info.dropped = true;
+      return 0;
+    }
+  }
+  const bool well_formed = ParseQuery(query, &q) == ParseStatus::kOk;
+  const EdnsQuery& edns = q.edns;
+  info.qtype = q.question.qtype;
+
+  const size_t limit = ResponseLimit(meta, edns, options_.edns_udp_size);
+  MessageWriter w(out, limit);
+  w.header().id = q.header.id;
+  if (q.has_question) {
+    w.AddQuestion(q.question.name, q.question.qtype, q.question.qclass);
+  }
+  const MessageWriter::Mark after_question = w.mark();
+
+  // RFC 7871 §7.2.1: a query's valid ECS option is echoed, whatever the answer.
+  const bool answerable =
+      q.header.opcode() == kOpcodeQuery && well_formed && edns.version == 0;
+  ClientSubnet ecs_echo = edns.client_subnet;
+  EdnsReply reply{.udp_size = std::max<uint16_t>(options_.edns_udp_size,
+                                                 kMaxUdpWithoutEdns),
+                  .dnssec_ok = edns.dnssec_ok};
+  if (answerable && edns.has_client_subnet) {
+    reply.client_subnet = &ecs_echo;
+    info.ecs = true;
+  }
+  const size_t opt_size = edns.present ? OptSize(reply) : 0;
+  // RFC 6891 §7: room for the OPT record is kept whatever else is dropped.
+  w.set_limit(limit > opt_size ? limit - opt_size : 0);
+
+  const ClientAddress client = ChooseClientAddress(
+      source, edns, options_.ecs_max_v4, options_.ecs_max_v6);
+  AnswerOutcome outcome;
+  bool truncated =
+      verdict == RrlVerdict::kSlip;  // RRL slip: TC so TCP gets through
+  if (q.header.opcode() != kOpcodeQuery) {
+    outcome.rcode = kRcodeNotImp;  // RFC 1035 §4.1.1
+  } else if (!well_formed) {
+    outcome.rcode = kRcodeFormErr;
+  } else if (edns.version != 0) {
+    outcome.rcode = kRcodeBadVers;  // RFC 6891 §6.1.3
+  } else if (!state) {
+    outcome.rcode = kRcodeServFail;
+  } else if (truncated) {
+    // The slipped response carries no records.
+  } else if (q.question.qclass == kClassIn) {
+    const AnswerContext ctx{*state, geo, client, meta.now_ms, rng_, info};
+    outcome = AnswerInternet(ctx, q.question, w);
+  } else if (q.question.qclass == kClassCh) {
+    outcome = AnswerChaos(options_.identity, q.question, w);
+  } else {
+    outcome.rcode = kRcodeRefused;
+  }
+  if (w.overflow()) {
+    // RFC 2181 §9: when the answer does not fit, send none of it and set TC.
+    w.Rollback(after_question);
+    truncated = true;
+  }
+  w.set_limit(limit);
+  // A SOURCE 0 answer was tailored to the resolver, not to a client subnet: it
+  // is for other /0 queries only (RFC 7871 §7.1.2, §7.3.1), so SCOPE 0.
+  ecs_echo.scope_prefix =
+      static_cast<uint8_t>(client.from_ecs ? outcome.ecs_scope : 0);
+  info.ecs_scope = info.ecs ? ecs_echo.scope_prefix : 0;
+  info.answers =
+      static_cast<uint8_t>(std::min<uint16_t>(w.count(Section::kAnswer), 255));
+  info.truncated = truncated;
+  info.rcode = static_cast<uint8_t>(outcome.rcode);
+  uint16_t flags = EchoedFlags(q.header) | (outcome.rcode & 0xF);
+  if (outcome.authoritative) flags |= kFlagAa;
+  if (truncated) flags |= kFlagTc;
+  w.header().flags = flags;
+  if (edns.present) {
+    reply.extended_rcode = static_cast<uint8_t>(outcome.rcode >> 4);
+    AddOpt(w, reply);
+  }
+  const size_t size = w.Finish();
+  if (size == 0) info.dropped = true;
+  return size;
+}
+
+}  // namespace ax::dns

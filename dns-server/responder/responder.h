@@ -1,0 +1,80 @@
+// The query path as bytes in -> bytes out (no sockets): parse the query,
+// rate-limit, classify the client (ECS or source address, geo lookup), pick
+// nodes from the snapshot, and write the answer. Shared by the UDP and TCP
+// servers and the fuzz target. Never throws, never crashes on packet content:
+// malformed queries get FORMERR or are dropped. Sockets and threads are the
+// server's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "ax/ip.h"
+#include "ax/rng.h"
+#include "responder/serving_state.h"
+
+namespace ax::dns {
+
+class GeoResolver;  // geo/geo_resolver.h
+class RateLimiter;  // responder/rrl.h
+
+enum class Transport : uint8_t { kUdp, kTcp };
+
+// Everything about one query that is not in its bytes.
+struct QueryMeta {
+  IpAddress source;  // the peer address (the resolver, usually)
+  Transport transport = Transport::kUdp;
+  int64_t now_ms = 0;
+};
+
+// What happened, for metrics and the decision log (issue 4). Filled by Respond.
+struct ResponseInfo {
+  uint16_t qtype = 0;
+  uint8_t rcode = 0;
+  bool dropped = false;    // no response at all (unparseable header, RRL drop)
+  bool truncated = false;  // TC=1 (too big for UDP, or RRL slip)
+  bool rrl_limited = false;
+  bool ecs = false;       // the query carried a valid ECS option
+  uint8_t ecs_scope = 0;  // SCOPE PREFIX-LENGTH echoed, when `ecs`
+  uint32_t domain =
+      UINT32_MAX;  // snapshot domain index when a GSLB name was asked
+  uint32_t region = UINT32_MAX;  // classification result
+  uint32_t route = UINT32_MAX;
+  uint8_t answers = 0;
+  bool geo_failed = false;  // a geo database lookup errored
+};
+
+struct ResponderOptions {
+  std::string identity;  // CHAOS TXT id.server / hostname.bind (the pod name)
+  // Advertised (RFC 6891 §6.2.5); also the cap on UDP answers we send, which
+  // are at most min(max(512, requester's size), this) octets. Values below 512
+  // count as 512. The default avoids IP fragmentation (DNS flag day 2020).
+  uint16_t edns_udp_size = 1232;
+  int ecs_max_v4 = 24;  // RFC 7871 §11.1: source prefixes are capped to these
+  int ecs_max_v6 = 56;
+};
+
+// One per worker thread: owns the worker's RNG. The rate limiter may be shared
+// by every worker (rrl.h) or null (no rate limiting); it is only consulted for
+// UDP.
+class Responder {
+ public:
+  Responder(ResponderOptions options, uint64_t rng_seed, RateLimiter* rrl);
+
+  // Writes the response into `out` and returns its size; 0 means send nothing.
+  // `state` may be null (nothing loaded yet): every query gets SERVFAIL.
+  // `geo` may be null (no geo database): classification uses CIDRs and
+  // catch-all only.
+  size_t Respond(const ServingState* state, const GeoResolver* geo,
+                 const QueryMeta& meta, std::span<const uint8_t> query,
+                 std::span<uint8_t> out, ResponseInfo* info = nullptr);
+
+ private:
+  ResponderOptions options_;
+  Rng rng_;
+  RateLimiter* rrl_;
+};
+
+}  // namespace ax::dns

@@ -1,0 +1,207 @@
+// ServingState: validates a snapshot + zone settings into an immutable index of
+// pre-encoded names, so that the query path only hashes and compares octets.
+#include "responder/serving_state.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "wire/name.h"
+
+namespace ax::dns {
+namespace {
+
+// A gRPC service config as gRPC's DNS resolver reads it from TXT (gRFC A2): the
+// attribute "grpc_config=" and a JSON array of choices, here one choice that
+// applies to every client. Character-strings hold at most 255 octets (RFC 1035
+// §3.3.14); gRPC joins a record's strings back together.
+std::string GrpcTxtRdata(const std::string& service_config) {
+  const std::string text =
+      "grpc_config=[{\"serviceConfig\":" + service_config + "}]";
+  std::string rdata;
+  for (size_t at = 0; at < text.size(); at += 255) {
+    const size_t n = std::min<size_t>(255, text.size() - at);
+    rdata.push_back(static_cast<char>(n));
+    rdata.append(text, at, n);
+  }
+  return rdata;
+}
+
+std::optional<std::string> EncodeLower(const std::string& text) {
+  std::optional<std::string> wire = EncodeName(text);
+  if (wire) {
+    for (char& c : *wire)
+      c = static_cast<char>(LowerOctet(static_cast<uint8_t>(c)));
+  }
+  return wire;
+}
+
+bool Encode(const std::string& what, const std::string& text, std::string* out,
+            std::string* error) {
+  std::optional<std::string> wire = EncodeLower(text);
+  if (!wire) {
+    *error = what + " '" + text + "' is not a valid domain name";
+    return false;
+  }
+  *out = std::move(*wire);
+  return true;
+}
+
+bool InZone(const std::string& fqdn, const std::string& zone) {
+  return fqdn == zone || (fqdn.size() > zone.size() && fqdn.ends_with(zone) &&
+                          fqdn[fqdn.size() - zone.size() - 1] == '.');
+}
+
+// Leaves room in a 64 KiB message for the header, question and OPT.
+constexpr size_t kMaxTxtRdata = 60000;
+
+}  // namespace
+
+ZoneConfig DefaultZone(const std::string& name) {
+  ZoneConfig z;
+  z.name = name;
+  z.ns = {"ns1." + name};
+  z.mname = z.ns.front();
+  z.rname = "hostmaster." + name;
+  return z;
+}
+
+ServingState::ServingState(std::shared_ptr<const Snapshot> snapshot)
+    : snapshot_(std::move(snapshot)), classifier_(snapshot_->regions) {}
+
+std::shared_ptr<const ServingState> ServingState::Make(
+    std::shared_ptr<const Snapshot> snapshot,
+    const std::vector<ZoneConfig>& zones, std::string* error) {
+  std::shared_ptr<ServingState> state(new ServingState(std::move(snapshot)));
+  for (const ZoneConfig& z : zones) {
+    if (!state->AddZone(z, error)) return nullptr;
+  }
+  for (const SnapshotDomain& d : state->snapshot_->domains) {
+    const std::optional<std::string> apex = EncodeLower(d.zone);
+    if (apex && !state->zone_index_.contains(*apex) &&
+        !state->AddZone(DefaultZone(d.zone), error)) {
+      return nullptr;
+    }
+  }
+  for (uint32_t i = 0; i < state->zones_.size(); ++i) {
+    state->AddName(state->zones_[i].apex, i).apex = true;
+  }
+  for (uint32_t i = 0; i < state->snapshot_->domains.size(); ++i) {
+    if (!state->AddDomain(i, error)) return nullptr;
+  }
+  return state;
+}
+
+bool ServingState::AddZone(ZoneConfig config, std::string* error) {
+  const ZoneConfig defaults = DefaultZone(config.name);
+  if (config.ns.empty()) config.ns = defaults.ns;
+  if (config.mname.empty()) config.mname = config.ns.front();
+  if (config.rname.empty()) config.rname = defaults.rname;
+  ServedZone z;
+  if (!Encode("zone", config.name, &z.apex, error) ||
+      !Encode("SOA MNAME of zone " + config.name, config.mname, &z.mname,
+              error) ||
+      !Encode("SOA RNAME of zone " + config.name, config.rname, &z.rname,
+              error)) {
+    return false;
+  }
+  if (z.apex.size() == 1) {
+    *error = "serving the root zone is not supported";
+    return false;
+  }
+  for (const std::string& ns : config.ns) {
+    if (!Encode("NS of zone " + config.name, ns, &z.ns.emplace_back(), error)) {
+      return false;
+    }
+  }
+  if (!zone_index_.emplace(z.apex, static_cast<uint32_t>(zones_.size()))
+           .second) {
+    *error = "zone " + config.name + " is configured twice";
+    return false;
+  }
+  z.negative_ttl = std::min(config.ttl, config.minimum);
+  z.config = std::move(config);
+  zones_.push_back(std::move(z));
+  return true;
+}
+
+ServedName& ServingState::AddName(const std::string& name, uint32_t zone) {
+  const size_t apex_size = zones_[zone].apex.size();
+  for (size_t at = 0; name.size() - at > apex_size;
+       at += 1 + static_cast<uint8_t>(name[at])) {
+    names_.try_emplace(name.substr(at), ServedName{zone});
+  }
+  return names_.try_emplace(name, ServedName{zone}).first->second;
+}
+
+bool ServingState::AddDomain(uint32_t index, std::string* error) {
+  const SnapshotDomain& d = snapshot_->domains[index];
+  std::string fqdn;
+  if (!Encode("domain " + d.name + " fqdn", d.fqdn, &fqdn, error)) return false;
+  const uint32_t zone = FindZone(fqdn);
+  if (!InZone(d.fqdn, d.zone) || zone == kNoIndex) {
+    *error =
+        "domain " + d.name + ": " + d.fqdn + " is not inside zone " + d.zone;
+    return false;
+  }
+  ServedName& entry = AddName(fqdn, zone);
+  if (entry.domain != kNoIndex || entry.grpc_config != kNoIndex) {
+    *error = "domain " + d.name + ": " + d.fqdn + " is already served";
+    return false;
+  }
+  entry.domain = index;
+  ServedDomain& served = domains_.emplace_back();
+  if (!d.fallback.cname.empty()) {
+    // RFC 1034 §3.6.2: a CNAME owner has no other data, and an apex has SOA and
+    // NS.
+    if (entry.apex) {
+      *error = "domain " + d.name +
+               ": a CNAME fallback cannot sit at zone apex " + d.fqdn;
+      return false;
+    }
+    if (!Encode("domain " + d.name + " fallback CNAME", d.fallback.cname,
+                &served.cname, error)) {
+      return false;
+    }
+  }
+  served.one_route =
+      std::all_of(d.routes.begin(), d.routes.end(),
+                  [&](uint32_t r) { return r == d.routes.front(); });
+  served.subnet_strategy = d.strategy == Strategy::kConsistentHash ||
+                           d.strategy == Strategy::kGeoClosest;
+  if (d.grpc_service_config.empty()) return true;
+  served.grpc_txt = GrpcTxtRdata(d.grpc_service_config);
+  std::string txt_name;
+  if (served.grpc_txt.size() > kMaxTxtRdata) {
+    *error = "domain " + d.name +
+             ": gRPC service config too large for one TXT record";
+    return false;
+  }
+  if (!Encode("domain " + d.name + " TXT name", "_grpc_config." + d.fqdn,
+              &txt_name, error)) {
+    return false;
+  }
+  ServedName& txt = AddName(txt_name, zone);
+  if (txt.domain != kNoIndex || txt.grpc_config != kNoIndex) {
+    *error =
+        "domain " + d.name + ": _grpc_config." + d.fqdn + " is already served";
+    return false;
+  }
+  txt.grpc_config = index;
+  return true;
+}
+
+uint32_t ServingState::FindZone(std::string_view name) const {
+  for (size_t at = 0; at < name.size() && name[at] != 0;
+       at += 1 + static_cast<uint8_t>(name[at])) {
+    auto it = zone_index_.find(name.substr(at));
+    if (it != zone_index_.end()) return it->second;
+  }
+  return kNoIndex;
+}
+
+const ServedName* ServingState::FindName(std::string_view name) const {
+  auto it = names_.find(name);
+  return it == names_.end() ? nullptr : &it->second;
+}
+
+}  // namespace ax::dns

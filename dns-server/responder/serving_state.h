@@ -1,0 +1,120 @@
+// What the data plane serves from, built once per snapshot load and then
+// immutable: the snapshot, its classifier, the zones (SOA/NS) and a name index
+// with every wire name pre-encoded. Readers hold one shared_ptr per query; a
+// load builds a new ServingState off to the side and swaps it in. No packet
+// handling here.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ax/classify.h"
+#include "ax/snapshot.h"
+
+namespace ax::dns {
+
+// Server-side zone settings (SOA/NS at the apex). Zones not configured
+// explicitly are derived from the snapshot's domains with defaults
+// (DefaultZone); empty fields of a configured zone get the same defaults.
+struct ZoneConfig {
+  std::string name;             // lower case, no trailing dot
+  std::vector<std::string> ns;  // NS targets; default ns1.<zone>
+  std::string mname;            // default: first NS
+  std::string rname;            // default: hostmaster.<zone>
+  uint32_t refresh = 3600, retry = 600, expire = 604800;
+  uint32_t minimum = 60;  // negative-caching TTL (RFC 2308 §4)
+  uint32_t ttl = 3600;    // TTL of SOA and NS records
+};
+
+ZoneConfig DefaultZone(const std::string& name);
+
+// A zone as answers need it. Names are wire format, lower case.
+struct ServedZone {
+  ZoneConfig config;
+  std::string apex;
+  std::vector<std::string> ns;
+  std::string mname;
+  std::string rname;
+  uint32_t negative_ttl = 0;  // min(SOA TTL, MINIMUM) (RFC 2308 §5)
+};
+
+// Per snapshot domain (same index), what the query path would otherwise
+// recompute.
+struct ServedDomain {
+  std::string cname;     // wire-format fallback CNAME target; empty: none
+  std::string grpc_txt;  // TXT RDATA of _grpc_config.<fqdn>; empty: none
+  // Every region and the unclassified slot share one route: the answer does not
+  // depend on where the client is.
+  bool one_route = false;
+  // ConsistentHash or GeoClosest: the pick depends on the client subnet itself.
+  bool subnet_strategy = false;
+};
+
+// What exists at one name inside a served zone. A name with none of these set
+// is an empty non-terminal (it exists: NODATA, not NXDOMAIN; RFC 8020).
+struct ServedName {
+  uint32_t zone = kNoIndex;
+  uint32_t domain = kNoIndex;  // a GSLB name: index into snapshot().domains
+  uint32_t grpc_config = kNoIndex;  // _grpc_config.<fqdn> of this domain index
+  bool apex = false;
+};
+
+class ServingState {
+ public:
+  // Builds the state for `snapshot`; zones from `zones`, plus defaults for any
+  // domain zone not listed. Returns null and sets `error` when the combination
+  // is unusable (an invalid name, a domain outside its zone, two domains on one
+  // name, a CNAME fallback at a zone apex, a gRPC config too large for one TXT
+  // record).
+  static std::shared_ptr<const ServingState> Make(
+      std::shared_ptr<const Snapshot> snapshot,
+      const std::vector<ZoneConfig>& zones, std::string* error);
+
+  const Snapshot& snapshot() const { return *snapshot_; }
+  const std::shared_ptr<const Snapshot>& snapshot_ptr() const {
+    return snapshot_;
+  }
+  const Classifier& classifier() const { return classifier_; }
+
+  // Lookups by lower-case wire-format name; no allocation.
+  // The index of the longest served zone containing `name`, or kNoIndex.
+  uint32_t FindZone(std::string_view name) const;
+  // The name's entry, or null when it does not exist in any served zone.
+  const ServedName* FindName(std::string_view name) const;
+
+  const ServedZone& zone(uint32_t index) const { return zones_[index]; }
+  const ServedDomain& domain(uint32_t index) const { return domains_[index]; }
+  // SOA SERIAL: the snapshot version modulo 2^32 (RFC 1982 arithmetic).
+  uint32_t serial() const { return static_cast<uint32_t>(snapshot_->version); }
+
+ private:
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  template <typename V>
+  using NameMap = std::unordered_map<std::string, V, KeyHash, std::equal_to<>>;
+
+  explicit ServingState(std::shared_ptr<const Snapshot> snapshot);
+  bool AddZone(ZoneConfig config, std::string* error);
+  bool AddDomain(uint32_t index, std::string* error);
+  // Adds `name` (wire, lower case) and its ancestors up to the zone apex as
+  // empty non-terminals; returns the entry for `name`.
+  ServedName& AddName(const std::string& name, uint32_t zone);
+
+  std::shared_ptr<const Snapshot> snapshot_;
+  Classifier classifier_;
+  std::vector<ServedZone> zones_;
+  std::vector<ServedDomain> domains_;
+  NameMap<uint32_t> zone_index_;
+  NameMap<ServedName> names_;
+};
+
+}  // namespace ax::dns

@@ -1,0 +1,82 @@
+// ax-dns: the authoritative GSLB DNS server. Parses flags/env/config file,
+// runs the Service until SIGTERM or SIGINT, then stops it gracefully.
+// Exit codes: 0 after a clean stop, 1 when starting failed, 2 for bad flags.
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "server/config.h"
+#include "server/log.h"
+#include "server/service.h"
+
+extern char** environ;
+
+namespace {
+
+std::map<std::string, std::string> Environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry(*e);
+    const size_t eq = entry.find('=');
+    if (eq != std::string::npos)
+      env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  return env;
+}
+
+// Each TCP connection costs a descriptor: take the hard limit, not the soft
+// default of 1024.
+void RaiseFdLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 &&
+      limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using ax::dns::Log;
+  using ax::dns::LogLevel;
+  const ax::dns::ConfigResult parsed = ax::dns::ParseConfig(
+      std::vector<std::string>(argv + 1, argv + argc), Environment());
+  if (parsed.help) {
+    std::fputs(ax::dns::HelpText().c_str(), stdout);
+    return 0;
+  }
+  if (!parsed.ok) {
+    std::fprintf(stderr, "ax-dns: %s\n", parsed.error.c_str());
+    return 2;
+  }
+  ax::dns::SetLogLevel(parsed.config.log_level);
+  RaiseFdLimit();
+
+  // Block the stop signals before any thread starts, so that every thread
+  // inherits the mask and only sigwait below receives them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  ax::dns::Service service(parsed.config);
+  std::string error;
+  if (!service.Start(&error)) {
+    Log(LogLevel::kError, "ax-dns failed to start", {{"error", error}});
+    return 1;
+  }
+  Log(LogLevel::kInfo, "ax-dns started",
+      {{"identity", parsed.config.identity}});
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  Log(LogLevel::kInfo, "stopping", {{"signal", signal}});
+  service.Stop();
+  Log(LogLevel::kInfo, "ax-dns stopped", {});
+  return 0;
+}

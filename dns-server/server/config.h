@@ -1,0 +1,69 @@
+// ax-dns settings: one table of flags, each settable on the command line
+// (--name VALUE / --name=VALUE), from the environment (AX_DNS_NAME, '-' as
+// '_', lists comma-separated) and from a YAML/JSON config file (--config;
+// keys are flag names, plus a `zones:` section of ZoneConfig fields).
+// Precedence: flag > env > file > default. Pure: no sockets, no globals.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "geo/geo_fields.h"
+#include "responder/serving_state.h"
+#include "server/log.h"
+#include "server/net.h"
+
+namespace ax::dns {
+
+using Millis = std::chrono::milliseconds;
+
+struct ServerConfig {
+  std::string config_file;
+  std::string standalone_dir;  // --standalone: manifests -> snapshot in process
+  std::string snapshot_file;   // --snapshot: a snapshot document
+  std::vector<Endpoint> listen;     // UDP and TCP
+  std::string http_listen;          // "" disables the HTTP endpoint
+  std::vector<std::string> geo_db;  // in lookup order (dbip: v4, then v6)
+  std::vector<std::string> asn_db;
+  std::string geo_subdivisions;  // subdivision override table; "" built in
+  GeoFieldPaths geo_paths;
+  Millis geo_reload_interval{30'000};
+  int workers = 0;  // UDP worker threads; 0: one per core
+  int udp_batch = 64;
+  int udp_rcvbuf = 4 << 20;
+  int tcp_threads = 1;
+  Millis tcp_idle_timeout{10'000};
+  Millis tcp_message_timeout{5'000};
+  int tcp_max_connections = 1000;
+  bool rrl = true;
+  uint32_t rrl_rate = 0;
+  uint32_t rrl_burst = 0;
+  uint32_t rrl_slip = 0;
+  std::string identity;  // CHAOS id.server; the host name by default
+  uint16_t edns_udp_size = 1232;
+  std::vector<ZoneConfig> zones;
+  Millis rebuild_interval{10'000};
+  Millis reload_debounce{200};
+  int snapshot_history = 5;
+  LogLevel log_level = LogLevel::kInfo;
+};
+
+struct ConfigResult {
+  bool ok = false;
+  bool help = false;  // --help was asked for: print HelpText(), exit 0
+  std::string error;  // when !ok: what to tell the user (exit 2)
+  ServerConfig config;
+};
+
+// `args` excludes the program name. `env` is the process environment (only
+// AX_DNS_* keys are read); the config file is read from disk when named.
+ConfigResult ParseConfig(const std::vector<std::string>& args,
+                         const std::map<std::string, std::string>& env);
+
+// Every flag with its default and meaning, for --help.
+std::string HelpText();
+
+}  // namespace ax::dns

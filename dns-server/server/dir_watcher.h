@@ -1,0 +1,49 @@
+// Watches one directory with inotify on its own thread and calls back,
+// debounced, when anything in it changes; optionally also on a fixed tick.
+// Watching the directory (not a file) is what makes Kubernetes ConfigMap
+// volumes work: they swap a `..data` symlink, so the file itself never
+// changes. The callback re-reads whatever path it cares about.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <thread>
+
+#include "server/net.h"
+
+namespace ax::dns {
+
+enum class WatchEvent : uint8_t {
+  kChanged,  // something in the directory changed (after the debounce)
+  kTick,     // the periodic tick; nothing known to have changed
+};
+
+struct WatchOptions {
+  std::chrono::milliseconds debounce{200};
+  std::chrono::milliseconds tick{0};  // 0: no tick
+};
+
+class DirWatcher {
+ public:
+  // Starts watching at once; the callback runs on the watcher's thread.
+  DirWatcher(std::filesystem::path dir, WatchOptions options,
+             std::function<void(WatchEvent)> callback);
+  ~DirWatcher();  // stops and joins
+  DirWatcher(const DirWatcher&) = delete;
+  DirWatcher& operator=(const DirWatcher&) = delete;
+
+ private:
+  void Run();
+  bool AddWatch();
+
+  const std::filesystem::path dir_;
+  const WatchOptions options_;
+  const std::function<void(WatchEvent)> callback_;
+  Fd inotify_;
+  int watch_ = -1;
+  StopSignal stop_;
+  std::thread thread_;
+};
+
+}  // namespace ax::dns

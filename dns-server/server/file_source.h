@@ -1,0 +1,55 @@
+// `--snapshot FILE`: loads a snapshot document from a file into the store and
+// reloads it when it changes, including a Kubernetes ConfigMap volume's atomic
+// `..data` symlink swap (the parent directory is watched and the path
+// re-resolved on every read). Unchanged bytes are not reloaded; a stat check
+// on every tick catches symlink targets outside the watched directory.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "server/dir_watcher.h"
+#include "server/snapshot_store.h"
+
+namespace ax::dns {
+
+struct FileSourceOptions {
+  std::chrono::milliseconds debounce{200};
+  std::chrono::milliseconds tick{5000};
+};
+
+class FileSource {
+ public:
+  FileSource(std::filesystem::path file, SnapshotStore* store,
+             FileSourceOptions options = {});
+
+  // Loads the file once now, then watches it. Returns false (with `error`)
+  // when the first load failed; the watcher runs regardless, so the file may
+  // appear or be fixed later.
+  bool Start(std::string* error);
+  void Stop();
+
+ private:
+  // Reads the file and loads it if its bytes changed. Start, then the
+  // watcher thread only.
+  bool Reload(std::string* error);
+  void OnEvent(WatchEvent event);
+
+  const std::filesystem::path file_;
+  SnapshotStore* const store_;
+  const FileSourceOptions options_;
+  std::optional<std::string> last_bytes_;  // watcher thread only (after Start)
+  struct FileId {
+    dev_t dev = 0;
+    ino_t ino = 0;
+    int64_t mtime_ns = 0;
+    off_t size = -1;
+    bool operator==(const FileId&) const = default;
+  } last_id_;
+  std::unique_ptr<DirWatcher> watcher_;
+};
+
+}  // namespace ax::dns

@@ -1,0 +1,34 @@
+// What the UDP and TCP edges need to answer a query besides its bytes: where
+// the current serving state and geo resolver come from, the shared rate
+// limiter and the responder settings. Plain pointers: the owner (Service)
+// outlives every server.
+#pragma once
+
+#include <memory>
+
+#include "geo/geo_store.h"
+#include "responder/responder.h"
+#include "server/snapshot_store.h"
+
+namespace ax::dns {
+
+struct QueryContext {
+  const SnapshotStore* store = nullptr;
+  const GeoStore* geo = nullptr;  // null: no geo database configured
+  RateLimiter* rrl = nullptr;     // null: rate limiting off
+  ResponderOptions responder;
+};
+
+// One reference each, taken once per batch (UDP) or per read (TCP): a reload
+// never changes the state under a query.
+struct QueryRefs {
+  std::shared_ptr<const ServingState> state;
+  std::shared_ptr<const GeoResolver> geo;
+
+  static QueryRefs Take(const QueryContext& context) {
+    return {context.store->Current(),
+            context.geo ? context.geo->Current() : nullptr};
+  }
+};
+
+}  // namespace ax::dns

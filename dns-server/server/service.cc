@@ -1,0 +1,130 @@
+// Wiring and lifecycle: start order is store source -> geo -> UDP -> TCP (on
+// the ports UDP resolved) -> HTTP -> housekeeping; stop runs the reverse.
+#include "server/service.h"
+
+#include <thread>
+
+#include "server/log.h"
+
+namespace ax::dns {
+
+Service::Service(ServerConfig config)
+    : config_(std::move(config)),
+      store_(config_.zones, static_cast<size_t>(config_.snapshot_history)) {}
+
+Service::~Service() { Stop(); }
+
+bool Service::Start(std::string* error) {
+  std::string source_error;
+  if (!config_.standalone_dir.empty()) {
+    standalone_ = std::make_unique<StandaloneSource>(
+        config_.standalone_dir, &store_,
+        StandaloneOptions{config_.reload_debounce, config_.rebuild_interval});
+    if (!standalone_->Start(&source_error)) {
+      Log(LogLevel::kError, "standalone: nothing to serve yet",
+          {{"dir", config_.standalone_dir}, {"error", source_error}});
+    }
+  } else {
+    file_source_ = std::make_unique<FileSource>(
+        config_.snapshot_file, &store_,
+        FileSourceOptions{.debounce = config_.reload_debounce});
+    if (!file_source_->Start(&source_error)) {
+      Log(LogLevel::kError, "snapshot file: nothing to serve yet",
+          {{"file", config_.snapshot_file}, {"error", source_error}});
+    }
+  }
+  if (!StartGeo(error)) return false;
+  if (config_.rrl) {
+    rrl_ = std::make_unique<RateLimiter>(
+        RrlOptions{.enabled = true,
+                   .responses_per_second = config_.rrl_rate,
+                   .burst = config_.rrl_burst,
+                   .slip = config_.rrl_slip});
+  }
+
+  QueryContext context{
+      &store_, geo_.get(), rrl_.get(),
+      ResponderOptions{.identity = config_.identity,
+                       .edns_udp_size = config_.edns_udp_size}};
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  udp_ = std::make_unique<UdpServer>(
+      UdpOptions{
+          .listen = config_.listen,
+          .workers = config_.workers > 0 ? config_.workers : std::max(1, cores),
+          .batch = config_.udp_batch,
+          .rcvbuf = config_.udp_rcvbuf},
+      context);
+  if (!udp_->Start(error)) return false;
+  // TCP joins the UDP ports, so port 0 gives one port for both protocols.
+  tcp_ = std::make_unique<TcpServer>(
+      TcpOptions{.listen = udp_->bound(),
+                 .threads = config_.tcp_threads,
+                 .idle_timeout = config_.tcp_idle_timeout,
+                 .message_timeout = config_.tcp_message_timeout,
+                 .max_connections = config_.tcp_max_connections},
+      context);
+  if (!tcp_->Start(error)) return false;
+
+  http_ = std::make_unique<HttpServer>(&store_);
+  if (!config_.http_listen.empty()) {
+    Endpoint at;
+    if (!ParseEndpoint(config_.http_listen, &at, error) ||
+        !http_->Start(at, error)) {
+      return false;
+    }
+  }
+  housekeeping_ = std::thread([this] { Housekeeping(); });
+  return true;
+}
+
+bool Service::StartGeo(std::string* error) {
+  if (config_.geo_db.empty() && config_.asn_db.empty()) return true;
+  geo_ = std::make_unique<GeoStore>(GeoStoreConfig{
+      .geo_files = config_.geo_db,
+      .asn_files = config_.asn_db,
+      .subdivisions_file = config_.geo_subdivisions,
+      .fields = config_.geo_paths,
+  });
+  if (geo_->ReloadIfChanged(GeoStore::Clock::now()) ==
+      GeoStore::Reload::kFailed) {
+    *error = "geo databases: " + geo_->status().last_error;
+    return false;
+  }
+  Log(LogLevel::kInfo, "geo databases loaded",
+      {{"geo", config_.geo_db}, {"asn", config_.asn_db}});
+  return true;
+}
+
+void Service::Housekeeping() {
+  std::unique_lock lock(mu_);
+  while (!wake_.wait_for(lock, config_.geo_reload_interval,
+                         [this] { return stopping_; })) {
+    if (!geo_) continue;
+    lock.unlock();
+    const GeoStore::Reload r = geo_->ReloadIfChanged(GeoStore::Clock::now());
+    if (r == GeoStore::Reload::kReloaded) {
+      Log(LogLevel::kInfo, "geo databases reloaded", {});
+    } else if (r == GeoStore::Reload::kFailed) {
+      Log(LogLevel::kError, "geo reload failed, keeping the last good one",
+          {{"error", geo_->status().last_error}});
+    }
+    lock.lock();
+  }
+}
+
+void Service::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (housekeeping_.joinable()) housekeeping_.join();
+  if (http_) http_->Stop();
+  if (tcp_) tcp_->Stop();
+  if (udp_) udp_->Stop();
+  if (standalone_) standalone_->Stop();
+  if (file_source_) file_source_->Stop();
+}
+
+}  // namespace ax::dns

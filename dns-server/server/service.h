@@ -1,0 +1,64 @@
+// ax-dns as one object: the snapshot store and its source (file or
+// standalone), the geo store, the rate limiter, the UDP/TCP/HTTP edges and a
+// housekeeping thread (geo reloads). main() builds it from the config; tests
+// run it in process on port 0.
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "geo/geo_store.h"
+#include "responder/rrl.h"
+#include "server/config.h"
+#include "server/file_source.h"
+#include "server/http_server.h"
+#include "server/snapshot_store.h"
+#include "server/standalone.h"
+#include "server/tcp_server.h"
+#include "server/udp_server.h"
+
+namespace ax::dns {
+
+class Service {
+ public:
+  explicit Service(ServerConfig config);
+  ~Service();  // Stop()
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
+
+  // Starts everything. A snapshot source that cannot load yet is not fatal
+  // (readyz says why and the source keeps watching); sockets, HTTP and geo
+  // files that cannot be opened are.
+  bool Start(std::string* error);
+  void Stop();
+
+  SnapshotStore& store() { return store_; }
+  const std::vector<Endpoint>& dns_addresses() const { return udp_->bound(); }
+  const Endpoint& http_address() const { return http_->bound(); }
+  UdpStats udp_stats() const { return udp_->stats(); }
+  TcpStats tcp_stats() const { return tcp_->stats(); }
+
+ private:
+  bool StartGeo(std::string* error);
+  void Housekeeping();
+
+  const ServerConfig config_;
+  SnapshotStore store_;
+  std::unique_ptr<GeoStore> geo_;
+  std::unique_ptr<RateLimiter> rrl_;
+  std::unique_ptr<FileSource> file_source_;
+  std::unique_ptr<StandaloneSource> standalone_;
+  std::unique_ptr<UdpServer> udp_;
+  std::unique_ptr<TcpServer> tcp_;
+  std::unique_ptr<HttpServer> http_;
+
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread housekeeping_;
+};
+
+}  // namespace ax::dns

@@ -1,0 +1,49 @@
+// `--standalone DIR`: the reconcile loop in one process. Loads the YAML
+// manifests from DIR, builds the route-table snapshot (every node Up until
+// probing lands), hands it to the store, re-reads DIR when it changes and
+// rebuilds periodically so rule expiry and failover windows advance. A broken
+// edit keeps serving the last good world, with every error logged.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "ax/model.h"
+#include "server/dir_watcher.h"
+#include "server/snapshot_store.h"
+
+namespace ax::dns {
+
+struct StandaloneOptions {
+  std::chrono::milliseconds debounce{200};
+  std::chrono::milliseconds rebuild_interval{10'000};
+};
+
+class StandaloneSource {
+ public:
+  StandaloneSource(std::filesystem::path dir, SnapshotStore* store,
+                   StandaloneOptions options = {});
+
+  // Loads and publishes once now, then watches DIR. Returns false (with
+  // `error`) when the first load failed; the watcher runs regardless.
+  bool Start(std::string* error);
+  void Stop();
+
+ private:
+  // Re-reads the manifests when `reread`, then rebuilds from the last good
+  // world and publishes if the content changed. Watcher thread only (after
+  // Start). Returns false with `error` when nothing could be published.
+  bool Reconcile(bool reread, std::string* error);
+  bool ReadManifests(std::string* error);
+
+  const std::filesystem::path dir_;
+  SnapshotStore* const store_;
+  const StandaloneOptions options_;
+  std::optional<World> world_;  // the last world that loaded without errors
+  std::unique_ptr<DirWatcher> watcher_;
+};
+
+}  // namespace ax::dns

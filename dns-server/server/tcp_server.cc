@@ -1,0 +1,346 @@
+// TCP event loops: level-triggered epoll over listeners, connections and the
+// stop signal; a periodic sweep enforces the idle and message timeouts.
+// Answers go into a per-connection output buffer flushed as the socket takes
+// it; while too much is unread, the connection's queries wait (no reading).
+#include "server/tcp_server.h"
+
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <random>
+#include <unordered_map>
+
+#include "server/clock.h"
+#include "server/counter.h"
+#include "server/log.h"
+#include "server/tcp_framing.h"
+
+namespace ax::dns {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kMaxPendingOutput = 256 << 10;  // pause reading above this
+constexpr size_t kReadChunk = 64 << 10;
+constexpr int kBacklog = 1024;
+
+}  // namespace
+
+class TcpServer::Loop {
+ public:
+  Loop(TcpServer& server, uint64_t seed)
+      : server_(server),
+        epoll_(::epoll_create1(EPOLL_CLOEXEC)),
+        responder_(server.context_.responder, seed, server.context_.rrl),
+        answer_(65535),
+        read_buf_(kReadChunk) {}
+
+  bool AddListener(Fd fd, std::string* error) {
+    if (::listen(fd.get(), kBacklog) != 0) {
+      *error = "listen: " + ErrnoText(errno);
+      return false;
+    }
+    Watch(fd.get(), EPOLLIN, EPOLL_CTL_ADD);
+    listeners_.push_back(std::move(fd));
+    return true;
+  }
+
+  void Start() {
+    Watch(server_.stop_.fd(), EPOLLIN, EPOLL_CTL_ADD);
+    thread_ = std::thread([this] { Run(); });
+  }
+  void Join() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+  Counter accepted, rejected, queries, closed_idle, closed_slow;
+
+ private:
+  struct Conn {
+    Fd fd;
+    IpAddress peer;
+    FrameReader in;
+    std::vector<uint8_t> out;
+    size_t out_off = 0;
+    Clock::time_point last_active;
+    Clock::time_point message_started;
+    bool in_message = false;
+    bool read_closed = false;
+    uint32_t events = 0;  // what epoll watches now
+    size_t pending() const { return out.size() - out_off; }
+  };
+
+  void Watch(int fd, uint32_t events, int op) {
+    epoll_event ev{};
+    ev.events = events;
+    ev.data.fd = fd;
+    ::epoll_ctl(epoll_.get(), op, fd, &ev);
+  }
+
+  void Run() {
+    const auto shortest = std::min(server_.options_.idle_timeout,
+                                   server_.options_.message_timeout);
+    const int tick_ms =
+        static_cast<int>(std::clamp<int64_t>(shortest.count() / 4, 5, 1000));
+    epoll_event events[64];
+    Clock::time_point next_sweep = Clock::now();
+    while (true) {
+      const int n = ::epoll_wait(epoll_.get(), events, 64, tick_ms);
+      if (n < 0 && errno != EINTR) {
+        Log(LogLevel::kError, "tcp epoll_wait failed",
+            {{"error", ErrnoText(errno)}});
+        return;
+      }
+      for (int i = 0; i < n; ++i) {
+        const int fd = events[i].data.fd;
+        if (fd == server_.stop_.fd()) return;
+        if (IsListener(fd)) {
+          Accept(fd);
+          continue;
+        }
+        const auto it = conns_.find(fd);
+        if (it == conns_.end()) continue;  // closed earlier in this round
+        Conn& c = *it->second;
+        bool alive = true;
+        if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+          alive = OnReadable(c);
+        }
+        if (alive && (events[i].events & EPOLLOUT)) alive = OnWritable(c);
+        if (alive) alive = Settle(c);
+        if (!alive) Close(fd);
+      }
+      const Clock::time_point now = Clock::now();
+      if (now >= next_sweep) {
+        Sweep(now);
+        next_sweep = now + std::chrono::milliseconds(tick_ms);
+      }
+    }
+  }
+
+  bool IsListener(int fd) const {
+    return std::any_of(listeners_.begin(), listeners_.end(),
+                       [fd](const Fd& l) { return l.get() == fd; });
+  }
+
+  void Accept(int listen_fd) {
+    while (true) {
+      sockaddr_storage sa{};
+      socklen_t len = sizeof(sa);
+      const int fd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&sa),
+                               &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+            errno == ENOMEM) {
+          // Out of descriptors: stop listening until the next sweep, or the
+          // level-triggered listener would spin.
+          PauseListeners(true);
+          Log(LogLevel::kWarn, "tcp accept paused: out of file descriptors",
+              {{"error", ErrnoText(errno)}});
+        }
+        return;
+      }
+      Fd conn_fd(fd);
+      if (server_.open_.fetch_add(1) >= server_.options_.max_connections) {
+        server_.open_.fetch_sub(1);
+        rejected.Add();
+        continue;  // conn_fd closes: the excess connection is refused
+      }
+      const int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      auto c = std::make_unique<Conn>();
+      c->fd = std::move(conn_fd);
+      c->peer = Endpoint::FromSockaddr(sa).ip;
+      c->last_active = Clock::now();
+      c->events = EPOLLIN | EPOLLRDHUP;
+      Watch(fd, c->events, EPOLL_CTL_ADD);
+      conns_.emplace(fd, std::move(c));
+      accepted.Add();
+    }
+  }
+
+  void PauseListeners(bool pause) {
+    if (pause == listeners_paused_) return;
+    listeners_paused_ = pause;
+    for (const Fd& l : listeners_) {
+      Watch(l.get(), pause ? 0u : uint32_t{EPOLLIN}, EPOLL_CTL_MOD);
+    }
+  }
+
+  // Reads what is there (unless output is backed up) and answers every
+  // complete query. False: close the connection.
+  bool OnReadable(Conn& c) {
+    for (int round = 0; round < 4 && !c.read_closed; ++round) {
+      if (c.pending() > kMaxPendingOutput) break;
+      const ssize_t n =
+          ::recv(c.fd.get(), read_buf_.data(), read_buf_.size(), 0);
+      if (n > 0) {
+        c.in.Append({read_buf_.data(), static_cast<size_t>(n)});
+        if (!Answer(c)) return false;
+        if (static_cast<size_t>(n) < read_buf_.size()) break;
+      } else if (n == 0) {
+        c.read_closed = true;  // half-close: still answer what was asked
+      } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        break;
+      } else if (errno != EINTR) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Answers buffered complete queries until the output is backed up.
+  bool Answer(Conn& c) {
+    std::optional<QueryRefs> refs;  // taken once there is a query
+    const QueryMeta meta{c.peer, Transport::kTcp, WallMs()};
+    bool completed = false;
+    while (c.pending() <= kMaxPendingOutput) {
+      const std::optional<std::span<const uint8_t>> query = c.in.Next();
+      if (!query) break;
+      if (query->empty()) return false;  // a zero-length message: no DNS
+      completed = true;
+      queries.Add();
+      if (!refs) refs = QueryRefs::Take(server_.context_);
+      const size_t size = responder_.Respond(refs->state.get(), refs->geo.get(),
+                                             meta, *query, answer_);
+      if (size > 0) AppendFrame(c.out, {answer_.data(), size});
+    }
+    c.in.Compact();
+    const Clock::time_point now = Clock::now();
+    if (completed) {
+      c.last_active = now;
+      c.in_message = false;
+    }
+    if (c.in.partial() && !c.in_message) {
+      c.in_message = true;
+      c.message_started = now;
+    }
+    return true;
+  }
+
+  bool OnWritable(Conn& c) {
+    while (c.pending() > 0) {
+      const ssize_t n =
+          ::send(c.fd.get(), &c.out[c.out_off], c.pending(), MSG_NOSIGNAL);
+      if (n > 0) {
+        c.out_off += static_cast<size_t>(n);
+        c.last_active = Clock::now();
+      } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        break;
+      } else if (errno != EINTR) {
+        return false;
+      }
+    }
+    if (c.pending() == 0) {
+      c.out.clear();
+      c.out_off = 0;
+    }
+    return true;
+  }
+
+  // After any event: flush, answer what waited for the output to drain, and
+  // watch for what the connection needs next. False: close it.
+  bool Settle(Conn& c) {
+    if (!OnWritable(c)) return false;
+    if (c.pending() <= kMaxPendingOutput && !Answer(c)) return false;
+    if (!OnWritable(c)) return false;
+    if (c.read_closed && c.pending() == 0) return false;  // all answered
+    uint32_t want = 0;
+    if (!c.read_closed && c.pending() <= kMaxPendingOutput) {
+      want |= EPOLLIN | EPOLLRDHUP;
+    }
+    if (c.pending() > 0) want |= EPOLLOUT;
+    if (want != c.events) {
+      c.events = want;
+      Watch(c.fd.get(), want, EPOLL_CTL_MOD);
+    }
+    return true;
+  }
+
+  void Close(int fd) {
+    if (conns_.erase(fd) > 0) server_.open_.fetch_sub(1);
+  }
+
+  void Sweep(Clock::time_point now) {
+    PauseListeners(false);
+    std::vector<int> expired;
+    for (const auto& [fd, c] : conns_) {
+      if (c->in_message &&
+          now - c->message_started > server_.options_.message_timeout) {
+        closed_slow.Add();
+        expired.push_back(fd);
+      } else if (now - c->last_active > server_.options_.idle_timeout) {
+        closed_idle.Add();
+        expired.push_back(fd);
+      }
+    }
+    for (int fd : expired) Close(fd);
+  }
+
+  TcpServer& server_;
+  Fd epoll_;
+  std::vector<Fd> listeners_;
+  bool listeners_paused_ = false;
+  std::unordered_map<int, std::unique_ptr<Conn>> conns_;
+  Responder responder_;
+  std::vector<uint8_t> answer_;
+  std::vector<uint8_t> read_buf_;
+  std::thread thread_;
+};
+
+TcpServer::TcpServer(TcpOptions options, QueryContext context)
+    : options_(std::move(options)), context_(std::move(context)) {}
+
+TcpServer::~TcpServer() { Stop(); }
+
+bool TcpServer::Start(std::string* error) {
+  const uint64_t seed =
+      options_.seed
+          ? options_.seed
+          : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  const int n = std::max(1, options_.threads);
+  for (int t = 0; t < n; ++t) {
+    loops_.push_back(
+        std::make_unique<Loop>(*this, seed + 0xD1B54A32D192ED03ULL * (t + 1)));
+  }
+  bound_ = options_.listen;
+  for (Endpoint& at : bound_) {
+    for (auto& loop : loops_) {
+      Fd fd = BindSocket(at, SOCK_STREAM, error);
+      if (!fd.valid()) return false;
+      if (at.port == 0) at = LocalEndpoint(fd.get());
+      if (!loop->AddListener(std::move(fd), error)) return false;
+    }
+  }
+  for (auto& loop : loops_) loop->Start();
+  std::vector<std::string> addresses;
+  for (const Endpoint& e : bound_) addresses.push_back(e.ToString());
+  Log(LogLevel::kInfo, "tcp listening",
+      {{"addresses", addresses},
+       {"threads", n},
+       {"max_connections", options_.max_connections}});
+  return true;
+}
+
+void TcpServer::Stop() {
+  stop_.Signal();
+  for (auto& loop : loops_) loop->Join();
+}
+
+TcpStats TcpServer::stats() const {
+  TcpStats s;
+  for (const auto& loop : loops_) {
+    s.accepted += loop->accepted.Get();
+    s.rejected += loop->rejected.Get();
+    s.queries += loop->queries.Get();
+    s.closed_idle += loop->closed_idle.Get();
+    s.closed_slow += loop->closed_slow.Get();
+  }
+  s.open = open_.load();
+  return s;
+}
+
+}  // namespace ax::dns

@@ -1,0 +1,231 @@
+// UDP workers: poll(sockets + stop) -> drain each readable socket in
+// recvmmsg batches -> Respond into per-slot buffers -> sendmmsg. All buffers
+// are allocated once per worker; the loop allocates nothing per query.
+#include "server/udp_server.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <random>
+
+#include "server/clock.h"
+#include "server/counter.h"
+#include "server/log.h"
+
+namespace ax::dns {
+namespace {
+
+// Queries larger than this are not DNS queries we answer (MSG_TRUNC: drop).
+constexpr size_t kMaxQuery = 4096;
+// Our answers never exceed the advertised EDNS size, capped at 4096.
+constexpr size_t kMaxAnswer = 4096;
+// Batches drained from one socket before polling again (fairness between
+// addresses and a bounded time between stop checks).
+constexpr int kBatchesPerWake = 16;
+
+}  // namespace
+
+struct UdpServer::Worker {
+  Worker(const UdpOptions& options, const QueryContext& context, uint64_t seed)
+      : responder(context.responder, seed, context.rrl),
+        batch(static_cast<size_t>(options.batch)),
+        in_bufs(batch * kMaxQuery),
+        out_bufs(batch * kMaxAnswer),
+        names(batch),
+        controls(batch * kControlSize),
+        in_iov(batch),
+        out_iov(batch),
+        in_msgs(batch),
+        out_msgs(batch) {
+    for (size_t i = 0; i < batch; ++i) {
+      in_iov[i] = {&in_bufs[i * kMaxQuery], kMaxQuery};
+    }
+  }
+
+  static constexpr size_t kControlSize = CMSG_SPACE(sizeof(uint32_t));
+
+  std::vector<Fd> sockets;              // one per listen address
+  std::vector<uint32_t> overflow_seen;  // last SO_RXQ_OVFL value per socket
+  Responder responder;
+  size_t batch;
+  std::vector<uint8_t> in_bufs;
+  std::vector<uint8_t> out_bufs;
+  std::vector<sockaddr_storage> names;
+  std::vector<uint8_t> controls;
+  std::vector<iovec> in_iov;
+  std::vector<iovec> out_iov;
+  std::vector<mmsghdr> in_msgs;
+  std::vector<mmsghdr> out_msgs;
+  std::thread thread;
+  alignas(64) Counter received, sent, dropped, send_errors, kernel_drops;
+};
+
+UdpServer::UdpServer(UdpOptions options, QueryContext context)
+    : options_(std::move(options)), context_(std::move(context)) {}
+
+UdpServer::~UdpServer() { Stop(); }
+
+bool UdpServer::Start(std::string* error) {
+  const uint64_t seed =
+      options_.seed
+          ? options_.seed
+          : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  const int n = std::max(1, options_.workers);
+  for (int w = 0; w < n; ++w) {
+    // Distinct, well-spread seeds per worker from one base.
+    workers_.push_back(std::make_unique<Worker>(
+        options_, context_, seed + 0x9E3779B97F4A7C15ULL * (w + 1)));
+  }
+  bound_ = options_.listen;
+  for (Endpoint& at : bound_) {
+    for (auto& worker : workers_) {
+      Fd fd = BindSocket(at, SOCK_DGRAM, error);
+      if (!fd.valid()) return false;
+      // The first bind resolves port 0; the other workers join that port.
+      if (at.port == 0) at = LocalEndpoint(fd.get());
+      const int one = 1;
+      ::setsockopt(fd.get(), SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
+      // SO_RCVBUFFORCE passes rmem_max when we may; else the capped request.
+      if (::setsockopt(fd.get(), SOL_SOCKET, SO_RCVBUFFORCE, &options_.rcvbuf,
+                       sizeof(int)) != 0) {
+        ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVBUF, &options_.rcvbuf,
+                     sizeof(int));
+      }
+      socklen_t len = sizeof(rcvbuf_granted_);
+      ::getsockopt(fd.get(), SOL_SOCKET, SO_RCVBUF, &rcvbuf_granted_, &len);
+      worker->sockets.push_back(std::move(fd));
+      worker->overflow_seen.push_back(0);
+    }
+  }
+  // The kernel reports double the usable size it reserved (bookkeeping).
+  if (rcvbuf_granted_ / 2 < options_.rcvbuf) {
+    Log(LogLevel::kWarn,
+        "kernel capped SO_RCVBUF; bursts may drop (raise net.core.rmem_max)",
+        {{"requested", options_.rcvbuf}, {"granted", rcvbuf_granted_ / 2}});
+  }
+  for (auto& worker : workers_) {
+    worker->thread = std::thread([this, w = worker.get()] { Run(*w); });
+  }
+  std::vector<std::string> addresses;
+  for (const Endpoint& e : bound_) addresses.push_back(e.ToString());
+  Log(LogLevel::kInfo, "udp listening",
+      {{"addresses", addresses},
+       {"workers", n},
+       {"rcvbuf", rcvbuf_granted_ / 2}});
+  return true;
+}
+
+void UdpServer::Stop() {
+  stop_.Signal();
+  for (auto& worker : workers_) {
+    if (worker->thread.joinable()) worker->thread.join();
+  }
+}
+
+UdpStats UdpServer::stats() const {
+  UdpStats s;
+  for (const auto& w : workers_) {
+    s.received += w->received.Get();
+    s.sent += w->sent.Get();
+    s.dropped += w->dropped.Get();
+    s.send_errors += w->send_errors.Get();
+    s.kernel_drops += w->kernel_drops.Get();
+  }
+  return s;
+}
+
+void UdpServer::Run(Worker& w) {
+  std::vector<pollfd> fds;
+  fds.push_back({stop_.fd(), POLLIN, 0});
+  for (const Fd& fd : w.sockets) fds.push_back({fd.get(), POLLIN, 0});
+
+  while (true) {
+    if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) {
+      Log(LogLevel::kError, "udp poll failed", {{"error", ErrnoText(errno)}});
+      return;
+    }
+    if (fds[0].revents != 0) return;
+    for (size_t s = 0; s < w.sockets.size(); ++s) {
+      if (fds[s + 1].revents == 0) continue;
+      const int fd = w.sockets[s].get();
+      for (int round = 0; round < kBatchesPerWake; ++round) {
+        for (size_t i = 0; i < w.batch; ++i) {
+          msghdr& h = w.in_msgs[i].msg_hdr;
+          h = {};
+          h.msg_name = &w.names[i];
+          h.msg_namelen = sizeof(sockaddr_storage);
+          h.msg_iov = &w.in_iov[i];
+          h.msg_iovlen = 1;
+          h.msg_control = &w.controls[i * Worker::kControlSize];
+          h.msg_controllen = Worker::kControlSize;
+        }
+        const int got =
+            ::recvmmsg(fd, w.in_msgs.data(), static_cast<unsigned>(w.batch),
+                       MSG_DONTWAIT, nullptr);
+        if (got <= 0) break;  // EAGAIN: drained
+        w.received.Add(static_cast<uint64_t>(got));
+
+        const QueryRefs refs = QueryRefs::Take(context_);
+        QueryMeta meta;
+        meta.transport = Transport::kUdp;
+        meta.now_ms = WallMs();
+        size_t answers = 0;
+        for (int i = 0; i < got; ++i) {
+          msghdr& h = w.in_msgs[i].msg_hdr;
+          for (cmsghdr* c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+              uint32_t total = 0;
+              std::memcpy(&total, CMSG_DATA(c), sizeof(total));
+              // A cumulative per-socket count: add what is new.
+              w.kernel_drops.Add(total - w.overflow_seen[s]);
+              w.overflow_seen[s] = total;
+            }
+          }
+          if (h.msg_flags & MSG_TRUNC) {
+            w.dropped.Add(1);
+            continue;
+          }
+          meta.source = Endpoint::FromSockaddr(w.names[i]).ip;
+          uint8_t* out = &w.out_bufs[answers * kMaxAnswer];
+          const size_t size = w.responder.Respond(
+              refs.state.get(), refs.geo.get(), meta,
+              {&w.in_bufs[i * kMaxQuery], w.in_msgs[i].msg_len},
+              {out, kMaxAnswer});
+          if (size == 0) {
+            w.dropped.Add(1);
+            continue;
+          }
+          w.out_iov[answers] = {out, size};
+          msghdr& o = w.out_msgs[answers].msg_hdr;
+          o = {};
+          o.msg_name = &w.names[i];
+          o.msg_namelen = h.msg_namelen;
+          o.msg_iov = &w.out_iov[answers];
+          o.msg_iovlen = 1;
+          answers++;
+        }
+        for (size_t done = 0; done < answers;) {
+          const int n = ::sendmmsg(fd, &w.out_msgs[done],
+                                   static_cast<unsigned>(answers - done), 0);
+          if (n > 0) {
+            w.sent.Add(static_cast<uint64_t>(n));
+            done += static_cast<size_t>(n);
+          } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            // Send buffer full: UDP may drop; better than stalling reads.
+            w.send_errors.Add(answers - done);
+            break;
+          } else if (errno != EINTR) {
+            w.send_errors.Add(1);  // this datagram failed; try the rest
+            done++;
+          }
+        }
+        if (got < static_cast<int>(w.batch)) break;
+      }
+    }
+  }
+}
+
+}  // namespace ax::dns

