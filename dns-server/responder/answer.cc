@@ -35,11 +35,11 @@ AnswerOutcome Negative(MessageWriter& w, const ServingState& state,
   return {rcode, true, scope};
 }
 
-void AddAddress(MessageWriter& w, const Question& q, const IpAddress& ip,
+void AddAddress(MessageWriter& w, Section section,
+                std::span<const uint8_t> owner, const IpAddress& ip,
                 uint32_t ttl) {
   const bool v4 = ip.family == IpFamily::kV4;
-  w.StartRecord(Section::kAnswer, q.name.wire(), v4 ? kTypeA : kTypeAaaa,
-                kClassIn, ttl);
+  w.StartRecord(section, owner, v4 ? kTypeA : kTypeAaaa, kClassIn, ttl);
   w.AddBytes({ip.bytes.data(), v4 ? 4u : 16u});
   w.EndRecord();
 }
@@ -51,7 +51,9 @@ void AddAnswerAddresses(MessageWriter& w, const Question& q, const Snapshot& s,
                         IpFamily family) {
   auto add_matching = [&](const std::vector<IpAddress>& addresses) {
     for (const IpAddress& ip : addresses) {
-      if (ip.family == family) AddAddress(w, q, ip, answer.ttl);
+      if (ip.family == family) {
+        AddAddress(w, Section::kAnswer, q.name.wire(), ip, answer.ttl);
+      }
     }
   };
   if (answer.source == RouteSource::kDomainFallback) {
@@ -117,6 +119,7 @@ AnswerOutcome AnswerDomain(const AnswerContext& ctx, const Question& q,
     }
   }
   ctx.info.route = answer.route;
+  ctx.info.decision = answer;
   const Route& route = s.routes[answer.route];
   const bool picked = answer.source != RouteSource::kDomainFallback &&
                       answer.source != RouteSource::kFailOpen;
@@ -129,6 +132,51 @@ AnswerOutcome AnswerDomain(const AnswerContext& ctx, const Question& q,
     return Negative(w, ctx.state, zone, kRcodeNoError, scope);
   }
   return {kRcodeNoError, true, scope};
+}
+
+// The addresses of an in-zone name server, authoritative data with the zone's
+// TTL. ANY gets one RRset (RFC 8482 §4.1): A, or AAAA when there is no A.
+AnswerOutcome AnswerNameServer(const ServingState& state, const Question& q,
+                               const NameServer& ns, const ServedZone& zone,
+                               MessageWriter& w) {
+  for (const IpFamily family : {IpFamily::kV4, IpFamily::kV6}) {
+    const uint16_t type = family == IpFamily::kV4 ? kTypeA : kTypeAaaa;
+    if (q.qtype != type &&
+        (q.qtype != kTypeAny || w.count(Section::kAnswer) != 0)) {
+      continue;
+    }
+    for (const IpAddress& ip : ns.addresses) {
+      if (ip.family == family) {
+        AddAddress(w, Section::kAnswer, q.name.wire(), ip, zone.config.ttl);
+      }
+    }
+  }
+  if (w.count(Section::kAnswer) == 0) {
+    return Negative(w, state, zone, kRcodeNoError);  // NODATA
+  }
+  return {kRcodeNoError, true, 0};
+}
+
+// The addresses we serve for `zone`'s name servers, in the additional section
+// of its NS answer (RFC 1035 §3.3.11 additional section processing, RFC 1034
+// §4.3.2 step 6), whichever served zone holds them. Optional outside a
+// referral (RFC 9471 §3): what does not fit is left out, whole name by whole
+// name, without TC (RFC 2181 §9).
+void AddGlue(MessageWriter& w, const ServingState& state,
+             const ServedZone& zone) {
+  for (const std::string& ns : zone.ns) {
+    const ServedName* target = state.FindName(ns);
+    if (!target || target->name_server == kNoIndex) continue;
+    const ServedZone& owner = state.zone(target->zone);
+    const MessageWriter::Mark before = w.mark();
+    for (const IpAddress& ip : owner.config.ns[target->name_server].addresses) {
+      AddAddress(w, Section::kAdditional, Bytes(ns), ip, owner.config.ttl);
+    }
+    if (w.overflow()) {
+      w.Rollback(before);
+      return;
+    }
+  }
 }
 
 }  // namespace
@@ -156,10 +204,15 @@ AnswerOutcome AnswerInternet(const AnswerContext& ctx, const Question& q,
       w.AddName(Bytes(ns));
       w.EndRecord();
     }
+    AddGlue(w, state, zone);
     return {kRcodeNoError, true, 0};
   }
   if (name->domain != kNoIndex)
     return AnswerDomain(ctx, q, name->domain, zone, w);
+  if (name->name_server != kNoIndex) {
+    return AnswerNameServer(state, q, zone.config.ns[name->name_server], zone,
+                            w);
+  }
   if (name->grpc_config != kNoIndex &&
       (q.qtype == kTypeTxt || q.qtype == kTypeAny)) {
     const SnapshotDomain& d = state.snapshot().domains[name->grpc_config];

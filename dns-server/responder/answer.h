@@ -1,6 +1,7 @@
 // The sections of a well-formed query's answer: class IN inside our zones (apex
-// SOA/NS, GSLB A/AAAA via the core's Classify + Decide, fallback CNAME, gRPC
-// TXT, NXDOMAIN/NODATA with the SOA, minimal ANY) and the CHAOS identity TXT.
+// SOA/NS with glue, name server A/AAAA, GSLB A/AAAA via the core's Classify +
+// Decide, fallback CNAME, gRPC TXT, NXDOMAIN/NODATA with the SOA, minimal ANY)
+// and the CHAOS identity TXT.
 // Header flags, EDNS, truncation and rate limiting are responder.cc's.
 #pragma once
 
@@ -31,8 +32,8 @@ struct AnswerOutcome {
   int ecs_scope = 0;           // SCOPE PREFIX-LENGTH for an echoed ECS option
 };
 
-// Class IN. Writes the answer and authority sections into `writer`, whose
-// question is `question`.
+// Class IN. Writes the answer, authority and (glue) additional sections into
+// `writer`, whose question is `question`.
 AnswerOutcome AnswerInternet(const AnswerContext& ctx, const Question& question,
                              MessageWriter& writer);
 

@@ -88,6 +88,7 @@ size_t Responder::Respond(const ServingState* state, const GeoResolver* geo,
 
   const ClientAddress client = ChooseClientAddress(
       source, edns, options_.ecs_max_v4, options_.ecs_max_v6);
+  info.client = client;
   AnswerOutcome outcome;
   bool truncated =
       verdict == RrlVerdict::kSlip;  // RRL slip: TC so TCP gets through

@@ -11,8 +11,10 @@
 #include <span>
 #include <string>
 
+#include "ax/decide.h"
 #include "ax/ip.h"
 #include "ax/rng.h"
+#include "responder/client_subnet.h"
 #include "responder/serving_state.h"
 
 namespace ax::dns {
@@ -44,6 +46,8 @@ struct ResponseInfo {
   uint32_t route = UINT32_MAX;
   uint8_t answers = 0;
   bool geo_failed = false;  // a geo database lookup errored
+  ClientAddress client;     // who the answer was tailored to (ECS or source)
+  Answer decision;          // the GSLB pick, when `route` is set
 };
 
 struct ResponderOptions {

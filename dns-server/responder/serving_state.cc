@@ -54,16 +54,13 @@ bool InZone(const std::string& fqdn, const std::string& zone) {
 // Leaves room in a 64 KiB message for the header, question and OPT.
 constexpr size_t kMaxTxtRdata = 60000;
 
-}  // namespace
-
-ZoneConfig DefaultZone(const std::string& name) {
-  ZoneConfig z;
-  z.name = name;
-  z.ns = {"ns1." + name};
-  z.mname = z.ns.front();
-  z.rname = "hostmaster." + name;
-  return z;
+// Whether records already live at the name (an empty non-terminal has none).
+bool HasData(const ServedName& name) {
+  return name.domain != kNoIndex || name.grpc_config != kNoIndex ||
+         name.name_server != kNoIndex;
 }
+
+}  // namespace
 
 ServingState::ServingState(std::shared_ptr<const Snapshot> snapshot)
     : snapshot_(std::move(snapshot)), classifier_(snapshot_->regions) {}
@@ -78,12 +75,15 @@ std::shared_ptr<const ServingState> ServingState::Make(
   for (const SnapshotDomain& d : state->snapshot_->domains) {
     const std::optional<std::string> apex = EncodeLower(d.zone);
     if (apex && !state->zone_index_.contains(*apex) &&
-        !state->AddZone(DefaultZone(d.zone), error)) {
+        !state->AddZone(ZoneConfig{.name = d.zone}, error)) {
       return nullptr;
     }
   }
   for (uint32_t i = 0; i < state->zones_.size(); ++i) {
     state->AddName(state->zones_[i].apex, i).apex = true;
+  }
+  for (uint32_t i = 0; i < state->zones_.size(); ++i) {
+    if (!state->AddNameServers(i, error)) return nullptr;
   }
   for (uint32_t i = 0; i < state->snapshot_->domains.size(); ++i) {
     if (!state->AddDomain(i, error)) return nullptr;
@@ -92,10 +92,11 @@ std::shared_ptr<const ServingState> ServingState::Make(
 }
 
 bool ServingState::AddZone(ZoneConfig config, std::string* error) {
-  const ZoneConfig defaults = DefaultZone(config.name);
-  if (config.ns.empty()) config.ns = defaults.ns;
-  if (config.mname.empty()) config.mname = config.ns.front();
-  if (config.rname.empty()) config.rname = defaults.rname;
+  std::vector<std::string> ns_names;
+  for (const NameServer& ns : config.ns) ns_names.push_back(ns.name);
+  if (ns_names.empty()) ns_names.push_back("ns1." + config.name);
+  if (config.mname.empty()) config.mname = ns_names.front();
+  if (config.rname.empty()) config.rname = "hostmaster." + config.name;
   ServedZone z;
   if (!Encode("zone", config.name, &z.apex, error) ||
       !Encode("SOA MNAME of zone " + config.name, config.mname, &z.mname,
@@ -108,10 +109,15 @@ bool ServingState::AddZone(ZoneConfig config, std::string* error) {
     *error = "serving the root zone is not supported";
     return false;
   }
-  for (const std::string& ns : config.ns) {
-    if (!Encode("NS of zone " + config.name, ns, &z.ns.emplace_back(), error)) {
+  for (const std::string& ns : ns_names) {
+    std::string wire;
+    if (!Encode("NS of zone " + config.name, ns, &wire, error)) return false;
+    // RFC 2181 §5: an RRset holds no duplicate records.
+    if (std::find(z.ns.begin(), z.ns.end(), wire) != z.ns.end()) {
+      *error = "zone " + config.name + " lists name server " + ns + " twice";
       return false;
     }
+    z.ns.push_back(std::move(wire));
   }
   if (!zone_index_.emplace(z.apex, static_cast<uint32_t>(zones_.size()))
            .second) {
@@ -121,6 +127,35 @@ bool ServingState::AddZone(ZoneConfig config, std::string* error) {
   z.negative_ttl = std::min(config.ttl, config.minimum);
   z.config = std::move(config);
   zones_.push_back(std::move(z));
+  return true;
+}
+
+bool ServingState::AddNameServers(uint32_t zone, std::string* error) {
+  const ServedZone& z = zones_[zone];
+  for (uint32_t i = 0; i < z.config.ns.size(); ++i) {
+    const NameServer& ns = z.config.ns[i];
+    const std::string what =
+        "zone " + z.config.name + ": name server " + ns.name;
+    // Inside: this zone is the longest served one containing the name (a
+    // served child zone holds its own names).
+    if (FindZone(z.ns[i]) != zone) {
+      if (!ns.addresses.empty()) {
+        *error =
+            what + " is outside the zone: its addresses belong to its own zone";
+        return false;
+      }
+      continue;
+    }
+    if (ns.addresses.empty()) {
+      *error = what +
+               " is inside the zone and needs an address: a resolver "
+               "following the delegation could not reach it";
+      return false;
+    }
+    // First on its name: NS names are unique per zone and indexed before
+    // the domains, which check for it.
+    AddName(z.ns[i], zone).name_server = i;
+  }
   return true;
 }
 
@@ -144,7 +179,7 @@ bool ServingState::AddDomain(uint32_t index, std::string* error) {
     return false;
   }
   ServedName& entry = AddName(fqdn, zone);
-  if (entry.domain != kNoIndex || entry.grpc_config != kNoIndex) {
+  if (HasData(entry)) {
     *error = "domain " + d.name + ": " + d.fqdn + " is already served";
     return false;
   }
@@ -181,7 +216,7 @@ bool ServingState::AddDomain(uint32_t index, std::string* error) {
     return false;
   }
   ServedName& txt = AddName(txt_name, zone);
-  if (txt.domain != kNoIndex || txt.grpc_config != kNoIndex) {
+  if (HasData(txt)) {
     *error =
         "domain " + d.name + ": _grpc_config." + d.fqdn + " is already served";
     return false;

@@ -1,8 +1,8 @@
 // What the data plane serves from, built once per snapshot load and then
-// immutable: the snapshot, its classifier, the zones (SOA/NS) and a name index
-// with every wire name pre-encoded. Readers hold one shared_ptr per query; a
-// load builds a new ServingState off to the side and swaps it in. No packet
-// handling here.
+// immutable: the snapshot, its classifier, the zones (SOA/NS and the addresses
+// of in-zone name servers) and a name index with every wire name pre-encoded.
+// Readers hold one shared_ptr per query; a load builds a new ServingState off
+// to the side and swaps it in. No packet handling here.
 #pragma once
 
 #include <cstdint>
@@ -14,30 +14,40 @@
 #include <vector>
 
 #include "ax/classify.h"
+#include "ax/ip.h"
 #include "ax/snapshot.h"
 
 namespace ax::dns {
 
-// Server-side zone settings (SOA/NS at the apex). Zones not configured
-// explicitly are derived from the snapshot's domains with defaults
-// (DefaultZone); empty fields of a configured zone get the same defaults.
-struct ZoneConfig {
-  std::string name;             // lower case, no trailing dot
-  std::vector<std::string> ns;  // NS targets; default ns1.<zone>
-  std::string mname;            // default: first NS
-  std::string rname;            // default: hostmaster.<zone>
-  uint32_t refresh = 3600, retry = 600, expire = 604800;
-  uint32_t minimum = 60;  // negative-caching TTL (RFC 2308 §4)
-  uint32_t ttl = 3600;    // TTL of SOA and NS records
+// One NS record of a zone (RFC 1035 §3.3.11). A name server inside its own
+// zone needs addresses: they are served as its A/AAAA records and as glue (RFC
+// 9471), or a resolver following the delegation could never reach it. A name
+// server outside the zone takes none (its own zone serves them).
+struct NameServer {
+  std::string name;  // lower case, no trailing dot
+  std::vector<IpAddress> addresses;
 };
 
-ZoneConfig DefaultZone(const std::string& name);
+// Server-side zone settings (SOA/NS at the apex). Zones not configured
+// explicitly are derived from the snapshot's domains with every field left
+// empty; empty fields get defaults in ServingState::Make.
+struct ZoneConfig {
+  std::string name;  // lower case, no trailing dot
+  // Empty: one name server, ns1.<zone>, without an address. Resolvers cannot
+  // follow a delegation to it; list name servers with addresses for that.
+  std::vector<NameServer> ns;
+  std::string mname;  // default: first NS
+  std::string rname;  // default: hostmaster.<zone>
+  uint32_t refresh = 3600, retry = 600, expire = 604800;
+  uint32_t minimum = 60;  // negative-caching TTL (RFC 2308 §4)
+  uint32_t ttl = 3600;    // TTL of SOA and NS records and name server addresses
+};
 
 // A zone as answers need it. Names are wire format, lower case.
 struct ServedZone {
   ZoneConfig config;
   std::string apex;
-  std::vector<std::string> ns;
+  std::vector<std::string> ns;  // NS targets (the default one when unlisted)
   std::string mname;
   std::string rname;
   uint32_t negative_ttl = 0;  // min(SOA TTL, MINIMUM) (RFC 2308 §5)
@@ -61,6 +71,8 @@ struct ServedName {
   uint32_t zone = kNoIndex;
   uint32_t domain = kNoIndex;  // a GSLB name: index into snapshot().domains
   uint32_t grpc_config = kNoIndex;  // _grpc_config.<fqdn> of this domain index
+  // A name server inside `zone`: index into zone(zone).config.ns.
+  uint32_t name_server = kNoIndex;
   bool apex = false;
 };
 
@@ -68,9 +80,10 @@ class ServingState {
  public:
   // Builds the state for `snapshot`; zones from `zones`, plus defaults for any
   // domain zone not listed. Returns null and sets `error` when the combination
-  // is unusable (an invalid name, a domain outside its zone, two domains on one
-  // name, a CNAME fallback at a zone apex, a gRPC config too large for one TXT
-  // record).
+  // is unusable (an invalid name, a domain outside its zone, two domains or a
+  // domain and a name server on one name, a CNAME fallback at a zone apex, a
+  // gRPC config too large for one TXT record, a name server listed twice, one
+  // inside its zone without an address or one outside with addresses).
   static std::shared_ptr<const ServingState> Make(
       std::shared_ptr<const Snapshot> snapshot,
       const std::vector<ZoneConfig>& zones, std::string* error);
@@ -104,6 +117,8 @@ class ServingState {
 
   explicit ServingState(std::shared_ptr<const Snapshot> snapshot);
   bool AddZone(ZoneConfig config, std::string* error);
+  // Indexes the in-zone name servers of zones_[zone]; needs every zone added.
+  bool AddNameServers(uint32_t zone, std::string* error);
   bool AddDomain(uint32_t index, std::string* error);
   // Adds `name` (wire, lower case) and its ancestors up to the zone apex as
   // empty non-terminals; returns the entry for `name`.

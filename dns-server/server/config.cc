@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 
@@ -77,6 +78,27 @@ bool SetListen(ServerConfig& c, const Values& values, std::string* error) {
   return true;
 }
 
+// An optional ADDR:PORT, checked here and parsed again where it is bound.
+Setter EndpointText(std::string ServerConfig::*field) {
+  return [=](ServerConfig& c, const Values& v, std::string* e) {
+    Endpoint at;
+    if (!v.back().empty() && !ParseEndpoint(v.back(), &at, e)) return false;
+    c.*field = v.back();
+    return true;
+  };
+}
+
+bool SetSample(ServerConfig& c, const Values& v, std::string* error) {
+  char* end = nullptr;
+  const double share = std::strtod(v.back().c_str(), &end);
+  if (v.back().empty() || *end != '\0' || !(share >= 0 && share <= 1)) {
+    *error = "\"" + v.back() + "\" is not a share between 0 and 1";
+    return false;
+  }
+  c.decision_log_sample = share;
+  return true;
+}
+
 bool SetRcvbuf(ServerConfig& c, const Values& v, std::string* error) {
   int64_t bytes = 0;
   if (!ParseByteSize(v.back(), &bytes, error)) return false;
@@ -120,15 +142,32 @@ bool SetLogLevel(ServerConfig& c, const Values& v, std::string* error) {
   return false;
 }
 
-// --zone NAME: a zone with DefaultZone settings (the `zones:` file section
-// carries the full ZoneConfig). Zones named twice keep the first.
-bool SetZones(ServerConfig& c, const Values& values, std::string*) {
+// --zone ZONE[=NS[@ADDR]...]: serve ZONE; each repetition with a name server
+// adds it to ZONE's NS list, replacing the list the config file's `zones:`
+// section gave ZONE (flag > file). Fields left out stay empty:
+// ServingState::Make gives them the defaults.
+bool SetZones(ServerConfig& c, const Values& values, std::string* error) {
+  std::vector<bool> ns_replaced(c.zones.size(), false);  // the file's zones
   for (const std::string& text : values) {
-    const std::string name = ZoneName(text);
-    const bool known =
-        std::any_of(c.zones.begin(), c.zones.end(),
-                    [&](const ZoneConfig& z) { return z.name == name; });
-    if (!known && !name.empty()) c.zones.push_back(DefaultZone(name));
+    const size_t eq = text.find('=');
+    const std::string name = ZoneName(text.substr(0, eq));
+    if (name.empty()) continue;
+    auto zone =
+        std::find_if(c.zones.begin(), c.zones.end(),
+                     [&](const ZoneConfig& z) { return z.name == name; });
+    if (zone == c.zones.end()) zone = c.zones.insert(zone, {.name = name});
+    if (eq == std::string::npos) continue;
+    NameServer ns;
+    if (!ParseNameServer(std::string_view(text).substr(eq + 1), &ns, error)) {
+      *error = "zone " + name + ": " + *error;
+      return false;
+    }
+    const size_t index = static_cast<size_t>(zone - c.zones.begin());
+    if (index < ns_replaced.size() && !ns_replaced[index]) {
+      zone->ns.clear();
+      ns_replaced[index] = true;
+    }
+    zone->ns.push_back(std::move(ns));
   }
   return true;
 }
@@ -146,8 +185,21 @@ const std::vector<Flag>& Flags() {
       {"listen", "ADDR:PORT", "0.0.0.0:53",
        "UDP+TCP address ADDR:PORT or [V6]:PORT", SetListen, true},
       {"http-listen", "ADDR:PORT", "0.0.0.0:8080",
-       "/healthz, /readyz, /v1/snapshot address; empty disables",
+       "/healthz, /readyz, /metrics, /v1/explain, /v1/snapshot address; "
+       "empty disables",
        Text(&ServerConfig::http_listen)},
+      {"redirect-listen", "ADDR:PORT", "",
+       "HTTP 302 redirector address; empty disables",
+       EndpointText(&ServerConfig::redirect_listen)},
+      {"redirect-trust-xff", "", "false",
+       "redirector: client address from X-Forwarded-For (behind your own "
+       "proxy only)",
+       Bool(&ServerConfig::redirect_trust_xff), false, true},
+      {"decision-log", "FILE", "",
+       "JSON lines of sampled GSLB decisions to FILE, - for stderr; empty: off",
+       Text(&ServerConfig::decision_log)},
+      {"decision-log-sample", "SHARE", "0.01",
+       "share of decisions the decision log records (0..1)", SetSample},
       {"geo-db", "FILE", "", "geo MMDB file; repeat for several (dbip: v4, v6)",
        TextList(&ServerConfig::geo_db), true},
       {"asn-db", "FILE", "", "ASN MMDB file; repeatable",
@@ -195,7 +247,9 @@ const std::vector<Flag>& Flags() {
       {"edns-udp-size", "BYTES", "1232",
        "EDNS UDP size advertised and sent at most",
        Int(&ServerConfig::edns_udp_size, 512, 4096)},
-      {"zone", "NAME", "", "serve zone NAME (default: the domains' zones)",
+      {"zone", "ZONE[=NS[@ADDR]...]", "",
+       "serve ZONE (default: the domains' zones); =NS[@ADDR]... adds a name "
+       "server, with addresses if inside ZONE (none: ns1.ZONE, no address)",
        SetZones, true},
       {"rebuild-interval", "DURATION", "10s",
        "standalone: rebuild this often (rule expiry, failover windows)",

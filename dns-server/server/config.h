@@ -26,6 +26,10 @@ struct ServerConfig {
   std::string snapshot_file;   // --snapshot: a snapshot document
   std::vector<Endpoint> listen;     // UDP and TCP
   std::string http_listen;          // "" disables the HTTP endpoint
+  std::string redirect_listen;      // "" disables the HTTP 302 redirector
+  bool redirect_trust_xff = false;  // client from X-Forwarded-For
+  std::string decision_log;         // "" off, "-" stderr, else a file
+  double decision_log_sample = 0.01;
   std::vector<std::string> geo_db;  // in lookup order (dbip: v4, then v6)
   std::vector<std::string> asn_db;
   std::string geo_subdivisions;  // subdivision override table; "" built in

@@ -36,7 +36,14 @@ bool ReadZoneSection(const YAML::Node& zones, std::vector<ZoneConfig>* out,
       }
     }
     try {
-      if (z["ns"]) zone.ns = z["ns"].as<std::vector<std::string>>();
+      if (z["ns"]) {
+        for (const std::string& text : z["ns"].as<std::vector<std::string>>()) {
+          if (!ParseNameServer(text, &zone.ns.emplace_back(), error)) {
+            *error = zone.name + ": " + *error;
+            return false;
+          }
+        }
+      }
       if (z["mname"]) zone.mname = z["mname"].as<std::string>();
       if (z["rname"]) zone.rname = z["rname"].as<std::string>();
       if (z["refresh"]) zone.refresh = z["refresh"].as<uint32_t>();

@@ -19,8 +19,8 @@ using ConfigValues = std::map<std::string, std::vector<std::string>>;
 using FlagKind = std::function<std::optional<bool>(const std::string& key)>;
 
 // Fills `out` with every flag the file sets and appends its `zones:` entries
-// (DefaultZone plus the fields given) to `zones`. Unknown keys, wrong shapes
-// and YAML errors are errors naming the file.
+// (the fields given; `ns` items as ParseNameServer reads them) to `zones`.
+// Unknown keys, wrong shapes and YAML errors are errors naming the file.
 bool ReadConfigFile(const std::string& path, const FlagKind& is_list,
                     ConfigValues* out, std::vector<ZoneConfig>* zones,
                     std::string* error);

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <optional>
 
 namespace ax::dns {
 namespace {
@@ -88,6 +89,32 @@ std::string ZoneName(std::string_view text) {
     ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   }
   return name;
+}
+
+bool ParseNameServer(std::string_view text, NameServer* out,
+                     std::string* error) {
+  const size_t at = text.find('@');
+  NameServer ns{.name = ZoneName(text.substr(0, at))};
+  if (ns.name.empty()) {
+    *error =
+        "name server " + Quote(text) + " has no name (want NAME[@ADDR]...)";
+    return false;
+  }
+  for (size_t start = at; start != std::string_view::npos;) {
+    const size_t end = text.find('@', start + 1);
+    const std::string_view address = text.substr(
+        start + 1, end == std::string_view::npos ? end : end - start - 1);
+    const std::optional<IpAddress> ip = ParseIp(address);
+    if (!ip) {
+      *error = "name server " + Quote(text) + ": " + Quote(address) +
+               " is not an IP address";
+      return false;
+    }
+    ns.addresses.push_back(*ip);
+    start = end;
+  }
+  *out = std::move(ns);
+  return true;
 }
 
 bool ParseInt(std::string_view text, int64_t min, int64_t max, int64_t* out,

@@ -4,35 +4,60 @@
 
 #include <httplib.h>
 
-#include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "ax/ip.h"
+#include "server/clock.h"
 #include "server/config_values.h"
-#include "server/log.h"
+#include "server/explain_handler.h"
 
 namespace ax::dns {
 namespace {
 
-nlohmann::json InfoJson(const SnapshotInfo& info) {
-  return {{"version", info.version},
-          {"contentHash", info.content_hash},
-          {"generatedAtMs", info.generated_at_ms},
-          {"loadedAtMs", info.loaded_at_ms},
-          {"source", info.source}};
+// RFC 3339 UTC with milliseconds: "2026-05-01T12:00:00.123Z".
+std::string Rfc3339(int64_t ms) {
+  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char buf[40];
+  const size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(buf + n, sizeof(buf) - n, ".%03dZ",
+                static_cast<int>(ms % 1000));
+  return buf;
 }
 
+nlohmann::json InfoJson(const SnapshotInfo& info, int64_t now_ms) {
+  return {
+      {"version", info.version},
+      {"contentHash", info.content_hash},
+      {"generatedAtMs", info.generated_at_ms},
+      {"loadedAtMs", info.loaded_at_ms},
+      {"loadedAt", Rfc3339(info.loaded_at_ms)},
+      {"ageSeconds", static_cast<double>(now_ms - info.loaded_at_ms) / 1000.0},
+      {"source", info.source}};
+}
+
+// The served snapshot's identity at the top (null before the first load),
+// its full record under "current", and what is kept for rollback.
 nlohmann::json StatusJson(const StoreStatus& s) {
-  nlohmann::json out = s.current ? InfoJson(*s.current) : nlohmann::json();
-  nlohmann::json doc = {{"current", out},
-                        {"rolledBack", s.rolled_back},
-                        {"loads", s.loads},
-                        {"errors", s.errors},
-                        {"lastError", s.last_error},
-                        {"lastErrorAtMs", s.last_error_at_ms}};
+  const int64_t now = WallMs();
+  nlohmann::json out = s.current ? InfoJson(*s.current, now) : nlohmann::json();
+  nlohmann::json doc = {
+      {"version", out.value("version", nlohmann::json())},
+      {"contentHash", out.value("contentHash", nlohmann::json())},
+      {"loadedAt", out.value("loadedAt", nlohmann::json())},
+      {"ageSeconds", out.value("ageSeconds", nlohmann::json())},
+      {"current", out},
+      {"rolledBack", s.rolled_back},
+      {"loads", s.loads},
+      {"errors", s.errors},
+      {"lastError", s.last_error},
+      {"lastErrorAtMs", s.last_error_at_ms}};
   doc["history"] = nlohmann::json::array();
   for (const SnapshotInfo& info : s.history) {
-    doc["history"].push_back(InfoJson(info));
+    doc["history"].push_back(InfoJson(info, now));
   }
   return doc;
 }
@@ -44,22 +69,19 @@ void Reply(httplib::Response& res, int status, const nlohmann::json& body) {
 
 }  // namespace
 
-HttpServer::HttpServer(SnapshotStore* store)
-    : store_(store), server_(std::make_unique<httplib::Server>()) {}
-
-HttpServer::~HttpServer() { Stop(); }
-
 void HttpServer::Route() {
-  server_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+  httplib::Server& server = listener_.server();
+  SnapshotStore* store = sources_.store;
+  server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
   });
-  server_->Get(
-      "/readyz", [this](const httplib::Request&, httplib::Response& res) {
-        if (store_->Current()) {
+  server.Get(
+      "/readyz", [store](const httplib::Request&, httplib::Response& res) {
+        if (store->Current()) {
           res.set_content("ready\n", "text/plain");
           return;
         }
-        const StoreStatus s = store_->Status();
+        const StoreStatus s = store->Status();
         res.status = 503;
         res.set_content(
             "not ready: no snapshot loaded yet" +
@@ -67,65 +89,50 @@ void HttpServer::Route() {
                 "\n",
             "text/plain");
       });
-  server_->Get("/v1/snapshot",
-               [this](const httplib::Request&, httplib::Response& res) {
-                 Reply(res, 200, StatusJson(store_->Status()));
-               });
-  server_->Post("/v1/snapshot/rollback", [this](const httplib::Request& req,
-                                                httplib::Response& res) {
-    std::string error;
-    bool ok = false;
-    if (req.has_param("version")) {
-      int64_t version = 0;
-      if (!ParseInt(req.get_param_value("version"), 1, INT64_MAX, &version,
-                    &error)) {
-        Reply(res, 400, {{"error", "version: " + error}});
-        return;
-      }
-      ok = store_->Rollback(static_cast<uint64_t>(version), &error);
-    } else {
-      ok = store_->Rollback(&error);
-    }
-    if (!ok) {
-      Reply(res, 409, {{"error", error}});
-      return;
-    }
-    Reply(res, 200, StatusJson(store_->Status()));
+  server.Get("/metrics",
+             [this](const httplib::Request& req, httplib::Response& res) {
+               const Metrics::Page page =
+                   sources_.metrics->Render(req.get_header_value("Accept"));
+               res.set_content(page.body, page.content_type.c_str());
+             });
+  server.Get("/v1/explain", [this, store](const httplib::Request& req,
+                                          httplib::Response& res) {
+    const auto state = store->Current();
+    const auto geo = sources_.geo ? sources_.geo->Current() : nullptr;
+    const JsonReply reply =
+        ExplainQuery(req.params, state.get(), geo.get(), WallMs());
+    Reply(res, reply.status, reply.body);
   });
+  server.Get("/v1/snapshot",
+             [store](const httplib::Request&, httplib::Response& res) {
+               Reply(res, 200, StatusJson(store->Status()));
+             });
+  server.Post("/v1/snapshot/rollback",
+              [store](const httplib::Request& req, httplib::Response& res) {
+                std::string error;
+                bool ok = false;
+                if (req.has_param("version")) {
+                  int64_t version = 0;
+                  if (!ParseInt(req.get_param_value("version"), 1, INT64_MAX,
+                                &version, &error)) {
+                    Reply(res, 400, {{"error", "version: " + error}});
+                    return;
+                  }
+                  ok = store->Rollback(static_cast<uint64_t>(version), &error);
+                } else {
+                  ok = store->Rollback(&error);
+                }
+                if (!ok) {
+                  Reply(res, 409, {{"error", error}});
+                  return;
+                }
+                Reply(res, 200, StatusJson(store->Status()));
+              });
 }
 
 bool HttpServer::Start(const Endpoint& at, std::string* error) {
   Route();
-  const std::string host = FormatIp(at.ip);
-  int port = at.port;
-  if (port == 0) {
-    port = server_->bind_to_any_port(host);
-  } else if (!server_->bind_to_port(host, port)) {
-    port = -1;
-  }
-  if (port <= 0) {
-    *error = "http: cannot bind " + at.ToString();
-    return false;
-  }
-  bound_ = at;
-  bound_.port = static_cast<uint16_t>(port);
-  thread_ = std::thread([this] {
-    server_->listen_after_bind();
-    listen_returned_ = true;
-  });
-  // httplib's stop() does nothing until the loop runs: wait for it, so that a
-  // Stop() right after Start() cannot leave the thread accepting forever.
-  while (!server_->is_running() && !listen_returned_.load()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  Log(LogLevel::kInfo, "http listening", {{"address", bound_.ToString()}});
-  return true;
-}
-
-void HttpServer::Stop() {
-  if (!thread_.joinable()) return;
-  server_->stop();
-  thread_.join();
+  return listener_.Start(at, "http", error);
 }
 
 }  // namespace ax::dns

@@ -1,43 +1,40 @@
-// The minimal HTTP surface of ax-dns (cpp-httplib): /healthz (the process is
+// The operating HTTP surface of ax-dns (cpp-httplib): /healthz (the process is
 // alive), /readyz (200 once a snapshot is served, 503 with the reason before),
-// GET /v1/snapshot (what is served, what is kept, the last error) and
-// POST /v1/snapshot/rollback[?version=N]. Issue 4 grows this surface here.
+// /metrics (Prometheus text, or OpenMetrics when asked), /v1/explain (why a
+// client gets its answer), GET /v1/snapshot (what is served, what is kept, the
+// last error) and POST /v1/snapshot/rollback[?version=N].
 #pragma once
 
-#include <atomic>
-#include <memory>
 #include <string>
-#include <thread>
 
+#include "geo/geo_store.h"
+#include "server/http_listener.h"
+#include "server/metrics.h"
 #include "server/net.h"
 #include "server/snapshot_store.h"
 
-namespace httplib {
-class Server;
-}
-
 namespace ax::dns {
+
+struct HttpSources {
+  SnapshotStore* store = nullptr;
+  const GeoStore* geo = nullptr;  // null: no geo databases
+  const Metrics* metrics = nullptr;
+};
 
 class HttpServer {
  public:
-  explicit HttpServer(SnapshotStore* store);
-  ~HttpServer();  // stops and joins
-  HttpServer(const HttpServer&) = delete;
-  HttpServer& operator=(const HttpServer&) = delete;
+  explicit HttpServer(HttpSources sources) : sources_(sources) {}
 
   // Binds `at` (port 0: a free port) and serves on a background thread.
   bool Start(const Endpoint& at, std::string* error);
-  void Stop();
-  const Endpoint& bound() const { return bound_; }
+  void Stop() { listener_.Stop(); }
+  const Endpoint& bound() const { return listener_.bound(); }
 
  private:
   void Route();
 
-  SnapshotStore* const store_;
-  std::unique_ptr<httplib::Server> server_;
-  Endpoint bound_;
-  std::atomic<bool> listen_returned_{false};
-  std::thread thread_;
+  const HttpSources sources_;
+  HttpListener listener_;
 };
 
 }  // namespace ax::dns

@@ -1,7 +1,7 @@
 // What the UDP and TCP edges need to answer a query besides its bytes: where
 // the current serving state and geo resolver come from, the shared rate
-// limiter and the responder settings. Plain pointers: the owner (Service)
-// outlives every server.
+// limiter, the responder settings and the per-worker accounting. Plain
+// pointers: the owner (Service) outlives every server.
 #pragma once
 
 #include <memory>
@@ -12,11 +12,14 @@
 
 namespace ax::dns {
 
+class Telemetry;  // server/telemetry.h
+
 struct QueryContext {
   const SnapshotStore* store = nullptr;
   const GeoStore* geo = nullptr;  // null: no geo database configured
   RateLimiter* rrl = nullptr;     // null: rate limiting off
   ResponderOptions responder;
+  Telemetry* telemetry = nullptr;  // gives every worker its QueryObserver
 };
 
 // One reference each, taken once per batch (UDP) or per read (TCP): a reload

@@ -1,5 +1,6 @@
 // Wiring and lifecycle: start order is store source -> geo -> UDP -> TCP (on
-// the ports UDP resolved) -> HTTP -> housekeeping; stop runs the reverse.
+// the ports UDP resolved) -> decision log -> HTTP -> redirector ->
+// housekeeping; stop runs the reverse.
 #include "server/service.h"
 
 #include <thread>
@@ -42,10 +43,15 @@ bool Service::Start(std::string* error) {
                    .slip = config_.rrl_slip});
   }
 
-  QueryContext context{
-      &store_, geo_.get(), rrl_.get(),
-      ResponderOptions{.identity = config_.identity,
-                       .edns_udp_size = config_.edns_udp_size}};
+  if (!config_.decision_log.empty()) {
+    decision_log_ = std::make_unique<DecisionLog>(DecisionLogOptions{
+        .path = config_.decision_log, .sample = config_.decision_log_sample});
+  }
+  telemetry_ = std::make_unique<Telemetry>(decision_log_.get());
+  QueryContext context{&store_, geo_.get(), rrl_.get(),
+                       ResponderOptions{.identity = config_.identity,
+                                        .edns_udp_size = config_.edns_udp_size},
+                       telemetry_.get()};
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   udp_ = std::make_unique<UdpServer>(
       UdpOptions{
@@ -65,13 +71,31 @@ bool Service::Start(std::string* error) {
       context);
   if (!tcp_->Start(error)) return false;
 
-  http_ = std::make_unique<HttpServer>(&store_);
+  // Every worker has its decision-log ring by now.
+  if (decision_log_ && !decision_log_->Start(error)) return false;
+  metrics_ = std::make_unique<Metrics>(
+      MetricSources{.store = &store_,
+                    .geo = geo_.get(),
+                    .telemetry = telemetry_.get(),
+                    .udp = udp_.get(),
+                    .tcp = tcp_.get(),
+                    .decision_log = decision_log_.get()});
+  http_ = std::make_unique<HttpServer>(HttpSources{
+      .store = &store_, .geo = geo_.get(), .metrics = metrics_.get()});
   if (!config_.http_listen.empty()) {
     Endpoint at;
     if (!ParseEndpoint(config_.http_listen, &at, error) ||
         !http_->Start(at, error)) {
       return false;
     }
+  }
+  if (!config_.redirect_listen.empty()) {
+    Endpoint at;
+    if (!ParseEndpoint(config_.redirect_listen, &at, error)) return false;
+    redirector_ = std::make_unique<Redirector>(
+        RedirectOptions{.listen = at, .trust_xff = config_.redirect_trust_xff},
+        &store_, geo_.get(), metrics_.get());
+    if (!redirector_->Start(error)) return false;
   }
   housekeeping_ = std::thread([this] { Housekeeping(); });
   return true;
@@ -99,8 +123,13 @@ void Service::Housekeeping() {
   std::unique_lock lock(mu_);
   while (!wake_.wait_for(lock, config_.geo_reload_interval,
                          [this] { return stopping_; })) {
-    if (!geo_) continue;
     lock.unlock();
+    // Frees the answer cells of snapshots no longer served, scraped or not.
+    telemetry_->CollectAnswers();
+    if (!geo_) {
+      lock.lock();
+      continue;
+    }
     const GeoStore::Reload r = geo_->ReloadIfChanged(GeoStore::Clock::now());
     if (r == GeoStore::Reload::kReloaded) {
       Log(LogLevel::kInfo, "geo databases reloaded", {});
@@ -120,9 +149,11 @@ void Service::Stop() {
   }
   wake_.notify_all();
   if (housekeeping_.joinable()) housekeeping_.join();
+  if (redirector_) redirector_->Stop();
   if (http_) http_->Stop();
   if (tcp_) tcp_->Stop();
   if (udp_) udp_->Stop();
+  if (decision_log_) decision_log_->Stop();  // after the last decision
   if (standalone_) standalone_->Stop();
   if (file_source_) file_source_->Stop();
 }

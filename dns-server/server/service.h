@@ -1,7 +1,8 @@
 // ax-dns as one object: the snapshot store and its source (file or
-// standalone), the geo store, the rate limiter, the UDP/TCP/HTTP edges and a
-// housekeeping thread (geo reloads). main() builds it from the config; tests
-// run it in process on port 0.
+// standalone), the geo store, the rate limiter, the UDP/TCP/HTTP edges, the
+// operating surface (metrics, decision log, HTTP redirector) and a
+// housekeeping thread (geo reloads, folding answer counts). main() builds it
+// from the config; tests run it in process on port 0.
 #pragma once
 
 #include <condition_variable>
@@ -13,11 +14,15 @@
 #include "geo/geo_store.h"
 #include "responder/rrl.h"
 #include "server/config.h"
+#include "server/decision_log.h"
 #include "server/file_source.h"
 #include "server/http_server.h"
+#include "server/metrics.h"
+#include "server/redirector.h"
 #include "server/snapshot_store.h"
 #include "server/standalone.h"
 #include "server/tcp_server.h"
+#include "server/telemetry.h"
 #include "server/udp_server.h"
 
 namespace ax::dns {
@@ -40,6 +45,9 @@ class Service {
   const Endpoint& http_address() const { return http_->bound(); }
   UdpStats udp_stats() const { return udp_->stats(); }
   TcpStats tcp_stats() const { return tcp_->stats(); }
+  const Metrics& metrics() const { return *metrics_; }
+  // Only with --redirect-listen.
+  const Endpoint& redirect_address() const { return redirector_->bound(); }
 
  private:
   bool StartGeo(std::string* error);
@@ -49,11 +57,15 @@ class Service {
   SnapshotStore store_;
   std::unique_ptr<GeoStore> geo_;
   std::unique_ptr<RateLimiter> rrl_;
+  std::unique_ptr<DecisionLog> decision_log_;  // null: off
+  std::unique_ptr<Telemetry> telemetry_;
+  std::unique_ptr<Metrics> metrics_;
   std::unique_ptr<FileSource> file_source_;
   std::unique_ptr<StandaloneSource> standalone_;
   std::unique_ptr<UdpServer> udp_;
   std::unique_ptr<TcpServer> tcp_;
   std::unique_ptr<HttpServer> http_;
+  std::unique_ptr<Redirector> redirector_;  // null: off
 
   std::mutex mu_;
   std::condition_variable wake_;

@@ -17,6 +17,7 @@
 #include "server/counter.h"
 #include "server/log.h"
 #include "server/tcp_framing.h"
+#include "server/telemetry.h"
 
 namespace ax::dns {
 namespace {
@@ -35,6 +36,7 @@ class TcpServer::Loop {
       : server_(server),
         epoll_(::epoll_create1(EPOLL_CLOEXEC)),
         responder_(server.context_.responder, seed, server.context_.rrl),
+        observer_(server.context_.telemetry->AddWorker()),
         answer_(65535),
         read_buf_(kReadChunk) {}
 
@@ -204,8 +206,8 @@ class TcpServer::Loop {
       completed = true;
       queries.Add();
       if (!refs) refs = QueryRefs::Take(server_.context_);
-      const size_t size = responder_.Respond(refs->state.get(), refs->geo.get(),
-                                             meta, *query, answer_);
+      const size_t size =
+          observer_->Respond(responder_, *refs, meta, *query, answer_);
       if (size > 0) AppendFrame(c.out, {answer_.data(), size});
     }
     c.in.Compact();
@@ -286,6 +288,7 @@ class TcpServer::Loop {
   bool listeners_paused_ = false;
   std::unordered_map<int, std::unique_ptr<Conn>> conns_;
   Responder responder_;
+  QueryObserver* observer_;
   std::vector<uint8_t> answer_;
   std::vector<uint8_t> read_buf_;
   std::thread thread_;

@@ -14,6 +14,7 @@
 #include "server/clock.h"
 #include "server/counter.h"
 #include "server/log.h"
+#include "server/telemetry.h"
 
 namespace ax::dns {
 namespace {
@@ -31,6 +32,7 @@ constexpr int kBatchesPerWake = 16;
 struct UdpServer::Worker {
   Worker(const UdpOptions& options, const QueryContext& context, uint64_t seed)
       : responder(context.responder, seed, context.rrl),
+        observer(context.telemetry->AddWorker()),
         batch(static_cast<size_t>(options.batch)),
         in_bufs(batch * kMaxQuery),
         out_bufs(batch * kMaxAnswer),
@@ -50,6 +52,7 @@ struct UdpServer::Worker {
   std::vector<Fd> sockets;              // one per listen address
   std::vector<uint32_t> overflow_seen;  // last SO_RXQ_OVFL value per socket
   Responder responder;
+  QueryObserver* observer;
   size_t batch;
   std::vector<uint8_t> in_bufs;
   std::vector<uint8_t> out_bufs;
@@ -190,8 +193,8 @@ void UdpServer::Run(Worker& w) {
           }
           meta.source = Endpoint::FromSockaddr(w.names[i]).ip;
           uint8_t* out = &w.out_bufs[answers * kMaxAnswer];
-          const size_t size = w.responder.Respond(
-              refs.state.get(), refs.geo.get(), meta,
+          const size_t size = w.observer->Respond(
+              w.responder, refs, meta,
               {&w.in_bufs[i * kMaxQuery], w.in_msgs[i].msg_len},
               {out, kMaxAnswer});
           if (size == 0) {

@@ -1,7 +1,8 @@
 // The UDP edge: one worker thread per core, each with its own SO_REUSEPORT
 // socket per listen address (the kernel spreads flows across them), reading
 // and writing in recvmmsg/sendmmsg batches. Every worker owns its Responder
-// (and so its RNG) and takes one reference to the serving state per batch.
+// (and so its RNG) and its QueryObserver (counters), and takes one reference
+// to the serving state per batch.
 #pragma once
 
 #include <atomic>

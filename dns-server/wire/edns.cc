@@ -57,12 +57,15 @@ OptStatus ParseOpt(uint16_t klass, uint32_t ttl, std::span<const uint8_t> rdata,
     const uint16_t length = ReadU16(rdata, at + 2);
     at += kOptionHeaderSize;
     if (rdata.size() - at < length) return OptStatus::kMalformed;
-    // The first ECS option counts; later ones are ignored, as BIND does.
-    if (code == kOptionClientSubnet && !out->has_client_subnet) {
-      if (ParseClientSubnet(rdata.subspan(at, length), &out->client_subnet) !=
+    // Every ECS option must be well formed (RFC 7871 §7.2.1: a wrongly
+    // formatted option is rejected); the first one counts, as in BIND.
+    if (code == kOptionClientSubnet) {
+      ClientSubnet ecs;
+      if (ParseClientSubnet(rdata.subspan(at, length), &ecs) !=
           EcsStatus::kOk) {
         return OptStatus::kMalformed;
       }
+      if (!out->has_client_subnet) out->client_subnet = ecs;
       out->has_client_subnet = true;
     }
     at += length;

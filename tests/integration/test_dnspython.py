@@ -24,7 +24,8 @@ import dns.rdataclass
 import dns.rdatatype
 import pytest
 
-from axharness import addresses, ask, ask_raw, ecs_of, make_query, rcode_text
+from axharness import (QUICKSTART, AxDns, HarnessError, addresses, ask, ask_raw,
+                       copy_manifests, ecs_of, make_query, rcode_text)
 
 GZ = {"192.0.2.10", "192.0.2.11"}
 BJ = {"198.51.100.20", "198.51.100.21"}
@@ -174,6 +175,43 @@ def test_ns_at_apex(ax_quickstart):
     [ns] = r.answer
     assert ns.ttl == 3600
     assert "ns1.example.test." in {x.target.to_text() for x in ns}
+
+
+NS1 = "192.0.2.53"
+
+
+@pytest.fixture(scope="module")
+def ax_quickstart_ns(tmp_path_factory):
+    """ax-dns --standalone on examples/quickstart, ns1.example.test given an address."""
+    tmp = tmp_path_factory.mktemp("ax-quickstart-ns")
+    try:
+        ax = AxDns(copy_manifests(tmp / "manifests", QUICKSTART), tmp / "run",
+                   listen_v6=False,
+                   extra_args=["--zone", f"example.test=ns1.example.test@{NS1}"]).start()
+    except HarnessError as e:
+        pytest.fail(str(e))
+    try:
+        yield ax
+    finally:
+        ax.stop()
+    ax.check_clean_exit()
+
+
+def test_ns_target_resolvable_with_glue(ax_quickstart_ns):
+    """A resolver following example.test NS ns1.example.test can reach ns1: glue in the
+    NS answer's additional section (RFC 9471) and ns1's A record, authoritative."""
+    r = ask(make_query("example.test", "NS"), ax_quickstart_ns.port)
+    check_authoritative(r)
+    [ns] = r.answer
+    assert [x.target.to_text() for x in ns] == ["ns1.example.test."]
+    [glue] = r.additional
+    assert glue.name.to_text() == "ns1.example.test." and glue.rdtype == dns.rdatatype.A
+    assert {x.address for x in glue} == {NS1} and glue.ttl == 3600
+    r = ask(make_query("ns1.example.test", "A"), ax_quickstart_ns.port)
+    check_authoritative(r)
+    assert addresses(r) == {NS1} and r.answer[0].ttl == 3600
+    check_negative(ask(make_query("ns1.example.test", "AAAA"), ax_quickstart_ns.port),
+                   "NOERROR")
 
 
 def test_grpc_config_txt(ax_quickstart):

@@ -1,6 +1,7 @@
 // The query path allocates nothing once a ServingState is built: every global
 // operator new in this binary is counted, and answering a spread of queries
-// (GSLB with ECS, negative, TXT, truncated, errors) must not move the count.
+// (GSLB with ECS, negative, TXT, NS with glue, name server addresses,
+// truncated, errors) must not move the count.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -32,8 +33,12 @@ namespace {
 
 TEST(AllocationTest, AnsweringAllocatesNothing) {
   std::string error;
+  const ZoneConfig zone{.name = "example.test",
+                        .ns = {{.name = "ns1.example.test",
+                                .addresses = {*ParseIp("192.0.2.53"),
+                                              *ParseIp("2001:db8::53")}}}};
   auto state = ServingState::Make(
-      std::make_shared<Snapshot>(testing::ResponderWorld().Build()), {},
+      std::make_shared<Snapshot>(testing::ResponderWorld().Build()), {zone},
       &error);
   ASSERT_NE(state, nullptr) << error;
   Responder responder(ResponderOptions{.identity = "ax"}, 1, nullptr);
@@ -51,6 +56,14 @@ TEST(AllocationTest, AnsweringAllocatesNothing) {
   txt.name = "_grpc_config.api.example.test";
   txt.qtype = kTypeTxt;
   queries.push_back(testing::Build(txt));
+  testing::Query ns;
+  ns.name = "example.test";
+  ns.qtype = kTypeNs;
+  queries.push_back(testing::Build(ns));
+  testing::Query ns_address;
+  ns_address.name = "ns1.example.test";
+  ns_address.qtype = kTypeAaaa;
+  queries.push_back(testing::Build(ns_address));
   testing::Query bad;
   bad.qdcount = 2;
   queries.push_back(testing::Build(bad));

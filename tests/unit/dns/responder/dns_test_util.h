@@ -164,6 +164,10 @@ class Reply {
   std::vector<std::string> Authority() const {
     return Section(LDNS_SECTION_AUTHORITY);
   }
+  // Without the OPT pseudo-RR, which ldns keeps apart.
+  std::vector<std::string> Additional() const {
+    return Section(LDNS_SECTION_ADDITIONAL);
+  }
   std::vector<std::string> Question() const {
     return Section(LDNS_SECTION_QUESTION);
   }

@@ -185,6 +185,38 @@ TEST_F(EdnsTest, TruncatedAnswerKeepsEcs) {
   EXPECT_EQ(r.Ecs()->source, 24);
 }
 
+// RFC 7871 says nothing about a query with several ECS options (§7.1.2 is
+// about stub resolvers; §7.2.1's FORMERR is for a wrongly formatted option):
+// the first one counts and is echoed, as in BIND.
+TEST_F(EdnsTest, FirstOfTwoEcsOptionsCounts) {
+  Bytes options = Ecs("203.0.113.0", 24);
+  const Bytes second = Ecs("198.51.100.0", 24);
+  options.insert(options.end(), second.begin(), second.end());
+  Reply r(Ask(Q("www.example.test", options)));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.rcode(), kRcodeNoError);
+  EXPECT_THAT(r.Answer(),
+              ElementsAre("www.example.test.\t300\tIN\tA\t10.1.0.1",
+                          "www.example.test.\t300\tIN\tA\t10.1.0.2"));
+  const std::optional<testing::EcsEcho> echo = r.Ecs();
+  ASSERT_TRUE(echo.has_value());
+  EXPECT_EQ(echo->source, 24);
+  EXPECT_EQ(echo->scope, 24);
+  EXPECT_EQ(echo->address, (Bytes{203, 0, 113}));
+  EXPECT_TRUE(info_.ecs);
+}
+
+// ...but every one of them must be well formed (§7.2.1): a malformed second
+// option (a bit set past its SOURCE PREFIX-LENGTH) is FORMERR.
+TEST_F(EdnsTest, MalformedSecondEcsOptionIsFormErr) {
+  Bytes options = Ecs("203.0.113.0", 24);
+  const Bytes bad = EcsRaw(1, 23, 0, Bytes{198, 51, 101});
+  options.insert(options.end(), bad.begin(), bad.end());
+  Reply r(Ask(Q("www.example.test", options)));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.rcode(), kRcodeFormErr);
+}
+
 // One row per kind of answer: which address is classified and the SCOPE it
 // gets.
 struct ScopeRow {

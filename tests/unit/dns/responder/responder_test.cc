@@ -36,6 +36,7 @@ struct Row {
   std::vector<std::string> answer;
   std::vector<std::string> authority;
   std::string source = "198.51.100.7";
+  std::vector<std::string> additional;
 };
 
 const char kSoaNegative[] =
@@ -62,6 +63,27 @@ class ResponderTest : public ::testing::Test {
         use_state ? (state_override ? state_override : state_.get()) : nullptr;
     out.resize(responder_.Respond(s, nullptr, meta, query, out, info));
     return out;
+  }
+
+  // Asks `row.query` of `state` (default: state_) and compares every section.
+  void Check(const Row& row, const ServingState* state = nullptr) {
+    const Bytes query = Build(row.query);
+    const Bytes out = Ask(query, row.source, Transport::kUdp, nullptr, state);
+    Reply r(out);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.rcode(), row.rcode);
+    EXPECT_EQ(r.aa(), row.aa);
+    EXPECT_FALSE(r.tc());
+    EXPECT_TRUE(ldns_pkt_qr(r.pkt()));
+    EXPECT_EQ(ldns_pkt_id(r.pkt()), row.query.id);
+    EXPECT_EQ(ldns_pkt_qdcount(r.pkt()), 1);
+    EXPECT_FALSE(r.edns());  // none asked, none given
+    EXPECT_THAT(r.Answer(), ElementsAreArray(row.answer));
+    EXPECT_THAT(r.Authority(), ElementsAreArray(row.authority));
+    EXPECT_THAT(r.Additional(), ElementsAreArray(row.additional));
+    // The question goes back verbatim.
+    EXPECT_EQ(Bytes(out.begin() + 12, out.begin() + query.size()),
+              Bytes(query.begin() + 12, query.end()));
   }
 
   std::shared_ptr<const ServingState> state_ = MakeState();
@@ -244,23 +266,127 @@ TEST_F(ResponderTest, ProtocolTable) {
   };
   for (const Row& row : rows) {
     SCOPED_TRACE(row.rule);
-    const Bytes query = Build(row.query);
-    const Bytes out = Ask(query, row.source);
+    Check(row);
+  }
+}
+
+// example.test served by two in-zone name servers (ns1 dual-stack, ns2 IPv4
+// only) and one outside it.
+std::shared_ptr<const ServingState> MakeNameServerState() {
+  const ZoneConfig zone{
+      .name = "example.test",
+      .ns = {
+          {.name = "ns1.example.test",
+           .addresses = {*ParseIp("192.0.2.53"), *ParseIp("2001:db8::53")}},
+          {.name = "ns2.example.test", .addresses = {*ParseIp("192.0.2.54")}},
+          {.name = "ns.example.net"}}};
+  std::string error;
+  auto state = ServingState::Make(
+      std::make_shared<Snapshot>(testing::ResponderWorld().Build(kNow)), {zone},
+      &error);
+  EXPECT_NE(state, nullptr) << error;
+  return state;
+}
+
+TEST_F(ResponderTest, NameServerTable) {
+  const char kSoa[] =
+      "example.test.\t60\tIN\tSOA\tns1.example.test. hostmaster.example.test. "
+      "1 3600 600 604800 60";
+  const std::vector<Row> rows = {
+      {"NS at the apex: glue for the in-zone name servers (RFC 9471)",
+       Q("example.test", kTypeNs),
+       kRcodeNoError,
+       true,
+       {"example.test.\t3600\tIN\tNS\tns1.example.test.",
+        "example.test.\t3600\tIN\tNS\tns2.example.test.",
+        "example.test.\t3600\tIN\tNS\tns.example.net."},
+       {},
+       "198.51.100.7",
+       {"ns1.example.test.\t3600\tIN\tA\t192.0.2.53",
+        "ns1.example.test.\t3600\tIN\tAAAA\t2001:db8::53",
+        "ns2.example.test.\t3600\tIN\tA\t192.0.2.54"}},
+      {"A of a name server, with the zone TTL",
+       Q("ns1.example.test"),
+       kRcodeNoError,
+       true,
+       {"ns1.example.test.\t3600\tIN\tA\t192.0.2.53"}},
+      {"AAAA of a name server, case kept",
+       Q("NS1.Example.TEST", kTypeAaaa),
+       kRcodeNoError,
+       true,
+       {"NS1.Example.TEST.\t3600\tIN\tAAAA\t2001:db8::53"}},
+      {"AAAA of an IPv4-only name server is NODATA",
+       Q("ns2.example.test", kTypeAaaa),
+       kRcodeNoError,
+       true,
+       {},
+       {kSoa}},
+      {"ANY at a name server: the A RRset (RFC 8482)",
+       Q("ns1.example.test", kTypeAny),
+       kRcodeNoError,
+       true,
+       {"ns1.example.test.\t3600\tIN\tA\t192.0.2.53"}},
+      {"other types at a name server are NODATA",
+       Q("ns1.example.test", kTypeTxt),
+       kRcodeNoError,
+       true,
+       {},
+       {kSoa}},
+      {"below a name server is NXDOMAIN",
+       Q("a.ns1.example.test"),
+       kRcodeNxDomain,
+       true,
+       {},
+       {kSoa}},
+      {"the out-of-zone name server is not ours", Q("ns.example.net"),
+       kRcodeRefused, false},
+  };
+  const auto state = MakeNameServerState();
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.rule);
+    Check(row, state.get());
+  }
+}
+
+TEST_F(ResponderTest, GlueThatDoesNotFitIsLeftOutWithoutTc) {
+  ZoneConfig zone{.name = "example.test"};
+  for (int i = 10; i < 23; ++i) {
+    const std::string n = std::to_string(i);
+    zone.ns.push_back(
+        {.name = "ns" + n + ".example.test",
+         .addresses = {*ParseIp("192.0.2." + n), *ParseIp("2001:db8::" + n)}});
+  }
+  std::string error;
+  const auto state = ServingState::Make(
+      std::make_shared<Snapshot>(testing::ResponderWorld().Build(kNow)), {zone},
+      &error);
+  ASSERT_NE(state, nullptr) << error;
+  const Bytes query = Build(Q("example.test", kTypeNs));
+  // Over UDP without EDNS (512 octets) some glue is left out, whole names at
+  // a time, and the NS RRset is complete; over TCP everything fits.
+  for (const Transport transport : {Transport::kUdp, Transport::kTcp}) {
+    SCOPED_TRACE(transport == Transport::kUdp ? "udp" : "tcp");
+    const Bytes out =
+        Ask(query, "198.51.100.7", transport, nullptr, state.get());
     Reply r(out);
     ASSERT_TRUE(r.ok());
-    EXPECT_EQ(r.rcode(), row.rcode);
-    EXPECT_EQ(r.aa(), row.aa);
+    EXPECT_EQ(r.rcode(), kRcodeNoError);
     EXPECT_FALSE(r.tc());
-    EXPECT_TRUE(ldns_pkt_qr(r.pkt()));
-    EXPECT_EQ(ldns_pkt_id(r.pkt()), row.query.id);
-    EXPECT_EQ(ldns_pkt_qdcount(r.pkt()), 1);
-    EXPECT_FALSE(r.edns());  // none asked, none given
-    EXPECT_THAT(r.Answer(), ElementsAreArray(row.answer));
-    EXPECT_THAT(r.Authority(), ElementsAreArray(row.authority));
-    EXPECT_EQ(ldns_pkt_arcount(r.pkt()), 0);
-    // The question goes back verbatim.
-    EXPECT_EQ(Bytes(out.begin() + 12, out.begin() + query.size()),
-              Bytes(query.begin() + 12, query.end()));
+    EXPECT_EQ(r.Answer().size(), 13u);
+    const std::vector<std::string> glue = r.Additional();
+    if (transport == Transport::kTcp) {
+      EXPECT_EQ(glue.size(), 26u);
+      continue;
+    }
+    EXPECT_LE(out.size(), 512u);
+    ASSERT_GT(glue.size(), 0u);
+    ASSERT_LT(glue.size(), 26u);
+    ASSERT_EQ(glue.size() % 2, 0u);
+    for (size_t i = 0; i < glue.size(); i += 2) {
+      const std::string owner = "ns" + std::to_string(10 + i / 2) + ".";
+      EXPECT_EQ(glue[i].rfind(owner, 0), 0u) << glue[i];
+      EXPECT_EQ(glue[i + 1].rfind(owner, 0), 0u) << glue[i + 1];
+    }
   }
 }
 
@@ -393,11 +519,12 @@ TEST_F(ResponderTest, ResponseInfo) {
 }
 
 TEST(ResponderZonesTest, ConfiguredZoneSoaAndNs) {
-  ZoneConfig zone{.name = "example.test",
-                  .ns = {"a.ns.example.net", "b.ns.example.net"},
-                  .rname = "dns.example.net",
-                  .minimum = 30,
-                  .ttl = 7200};
+  ZoneConfig zone{
+      .name = "example.test",
+      .ns = {{.name = "a.ns.example.net"}, {.name = "b.ns.example.net"}},
+      .rname = "dns.example.net",
+      .minimum = 30,
+      .ttl = 7200};
   std::string error;
   auto state = ServingState::Make(
       std::make_shared<Snapshot>(testing::ResponderWorld().Build(kNow)), {zone},

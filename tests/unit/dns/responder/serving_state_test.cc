@@ -1,6 +1,6 @@
 // ServingState: which snapshot + zone combinations are refused, and the name
-// index (zones by longest suffix, GSLB names, _grpc_config names, empty
-// non-terminals).
+// index (zones by longest suffix, GSLB names, _grpc_config names, in-zone name
+// servers, empty non-terminals).
 #include "responder/serving_state.h"
 
 #include <gtest/gtest.h>
@@ -17,6 +17,9 @@ using ::testing::HasSubstr;
 
 std::string Wire(const std::string& text) { return *EncodeName(text); }
 
+const IpAddress kNsV4 = *ParseIp("192.0.2.53");
+const IpAddress kNsV6 = *ParseIp("2001:db8::53");
+
 std::shared_ptr<const ServingState> Make(const ax::testing::TestWorld& world,
                                          const std::vector<ZoneConfig>& zones,
                                          std::string* error) {
@@ -26,8 +29,8 @@ std::shared_ptr<const ServingState> Make(const ax::testing::TestWorld& world,
 
 TEST(ServingStateTest, IndexesNames) {
   std::string error;
-  ZoneConfig sub = DefaultZone("deep.example.test");
-  auto state = Make(testing::ResponderWorld(), {sub}, &error);
+  auto state = Make(testing::ResponderWorld(),
+                    {ZoneConfig{.name = "deep.example.test"}}, &error);
   ASSERT_NE(state, nullptr) << error;
   const uint32_t parent = state->FindZone(Wire("example.test"));
   const uint32_t child = state->FindZone(Wire("deep.example.test"));
@@ -56,6 +59,8 @@ TEST(ServingStateTest, IndexesNames) {
   ASSERT_NE(x, nullptr);
   EXPECT_EQ(x->zone, child);
   EXPECT_EQ(state->FindName(Wire("nope.example.test")), nullptr);
+  // The default name server has no address, so no records of its own.
+  EXPECT_EQ(state->FindName(Wire("ns1.example.test")), nullptr);
 
   const ServedZone& z = state->zone(parent);
   EXPECT_EQ(z.ns, std::vector<std::string>{Wire("ns1.example.test")});
@@ -99,21 +104,58 @@ TEST(ServingStateTest, RefusesUnusableCombinations) {
        "cannot sit at zone apex"},
       {"zone configured twice",
        [](auto&, auto& z) {
-         z = {DefaultZone("example.test"), DefaultZone("example.test")};
+         z = {ZoneConfig{.name = "example.test"},
+              ZoneConfig{.name = "example.test"}};
        },
        "configured twice"},
       {"invalid NS name",
        [](auto&, auto& z) {
-         z = {DefaultZone("example.test")};
-         z[0].ns = {"bad..name"};
+         z = {
+             ZoneConfig{.name = "example.test", .ns = {{.name = "bad..name"}}}};
        },
        "not a valid domain name"},
+      {"in-zone name server listed without an address",
+       [](auto&, auto& z) {
+         z = {ZoneConfig{.name = "example.test",
+                         .ns = {{.name = "ns1.example.test"}}}};
+       },
+       "zone example.test: name server ns1.example.test is inside the zone "
+       "and needs an address"},
+      {"addresses for a name server outside the zone",
+       [](auto&, auto& z) {
+         z = {ZoneConfig{
+             .name = "example.test",
+             .ns = {{.name = "ns.example.net", .addresses = {kNsV4}}}}};
+       },
+       "name server ns.example.net is outside the zone"},
+      {"addresses for a name server in a served child zone",
+       [](auto&, auto& z) {
+         z = {ZoneConfig{.name = "example.test",
+                         .ns = {{.name = "ns.deep.example.test",
+                                 .addresses = {kNsV4}}}},
+              ZoneConfig{.name = "deep.example.test"}};
+       },
+       "name server ns.deep.example.test is outside the zone"},
+      {"name server listed twice",
+       [](auto&, auto& z) {
+         z = {ZoneConfig{
+             .name = "example.test",
+             .ns = {{.name = "ns.example.net"}, {.name = "NS.example.net."}}}};
+       },
+       "lists name server NS.example.net. twice"},
+      {"name server on a GSLB name",
+       [](auto&, auto& z) {
+         z = {ZoneConfig{
+             .name = "example.test",
+             .ns = {{.name = "www.example.test", .addresses = {kNsV4}}}}};
+       },
+       "www.example.test is already served"},
       {"label over 63 octets",
        [](auto& w, auto&) {
          w.world.domains[0].fqdn = std::string(64, 'a') + ".example.test";
        },
        "not a valid domain name"},
-      {"root zone", [](auto&, auto& z) { z = {DefaultZone("")}; }, "root zone"},
+      {"root zone", [](auto&, auto& z) { z = {ZoneConfig{}}; }, "root zone"},
       {"gRPC config too large",
        [](auto& w, auto&) {
          w.world.domains[1].grpc_service_config =
@@ -130,6 +172,36 @@ TEST(ServingStateTest, RefusesUnusableCombinations) {
     EXPECT_EQ(Make(world, zones, &error), nullptr);
     EXPECT_THAT(error, HasSubstr(row.error));
   }
+}
+
+TEST(ServingStateTest, IndexesInZoneNameServers) {
+  std::string error;
+  const ZoneConfig parent{
+      .name = "example.test",
+      .ns = {{.name = "ns.example.net"},
+             {.name = "ns1.example.test", .addresses = {kNsV4, kNsV6}},
+             {.name = "ns.deep.example.test"}}};
+  const ZoneConfig child{
+      .name = "deep.example.test",
+      .ns = {{.name = "ns.deep.example.test", .addresses = {kNsV6}}}};
+  auto state = Make(testing::ResponderWorld(), {parent, child}, &error);
+  ASSERT_NE(state, nullptr) << error;
+  const uint32_t zone = state->FindZone(Wire("example.test"));
+  const ServedZone& z = state->zone(zone);
+  EXPECT_EQ(z.ns, (std::vector<std::string>{Wire("ns.example.net"),
+                                            Wire("ns1.example.test"),
+                                            Wire("ns.deep.example.test")}));
+  EXPECT_EQ(z.mname, Wire("ns.example.net"));  // the first NS
+  const ServedName* ns1 = state->FindName(Wire("ns1.example.test"));
+  ASSERT_NE(ns1, nullptr);
+  EXPECT_EQ(ns1->zone, zone);
+  EXPECT_EQ(ns1->name_server, 1u);
+  EXPECT_EQ(ns1->domain, kNoIndex);
+  // In the child zone, by the child's own list.
+  const ServedName* deep = state->FindName(Wire("ns.deep.example.test"));
+  ASSERT_NE(deep, nullptr);
+  EXPECT_EQ(deep->zone, state->FindZone(Wire("deep.example.test")));
+  EXPECT_EQ(deep->name_server, 0u);
 }
 
 }  // namespace

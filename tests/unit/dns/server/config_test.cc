@@ -99,6 +99,63 @@ TEST(ConfigTest, ZonesSectionAndZoneFlagsCombine) {
   EXPECT_EQ(r.config.zones[1].name, "other.test");
 }
 
+TEST(ConfigTest, ZoneNameServersFromFlagsEnvAndFile) {
+  const IpAddress v4 = *ParseIp("192.0.2.53");
+  const IpAddress v6 = *ParseIp("2001:db8::53");
+  ConfigResult r =
+      Parse({"--snapshot", "s.json", "--zone",
+             "Example.Test=NS1.example.test.@192.0.2.53@2001:db8::53",
+             "--zone=example.test=ns.example.net", "--zone", "other.test"});
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.config.zones.size(), 2u);
+  const ZoneConfig& z = r.config.zones[0];
+  EXPECT_EQ(z.name, "example.test");
+  ASSERT_EQ(z.ns.size(), 2u);
+  EXPECT_EQ(z.ns[0].name, "ns1.example.test");
+  EXPECT_EQ(z.ns[0].addresses, (std::vector<IpAddress>{v4, v6}));
+  EXPECT_EQ(z.ns[1].name, "ns.example.net");
+  EXPECT_TRUE(z.ns[1].addresses.empty());
+  EXPECT_TRUE(r.config.zones[1].ns.empty());  // ServingState's default
+
+  // Env lists are comma-separated: one name server per item.
+  r = Parse({"--snapshot", "s.json"},
+            {{"AX_DNS_ZONE",
+              "a.test=ns1.a.test@192.0.2.53,a.test=ns2.a.test@2001:db8::53"}});
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.config.zones.size(), 1u);
+  ASSERT_EQ(r.config.zones[0].ns.size(), 2u);
+  EXPECT_EQ(r.config.zones[0].ns[1].addresses, std::vector<IpAddress>{v6});
+
+  TempDir dir;
+  WriteFile(dir / "ax.yaml",
+            "snapshot: s.json\n"
+            "zones:\n"
+            "  - name: example.test\n"
+            "    ns: ['ns1.example.test@192.0.2.53@2001:db8::53', "
+            "ns.example.net]\n"
+            "    rname: dns.example.net\n"
+            "  - name: b.test\n"
+            "    ns:\n"
+            "      - ns1.b.test@192.0.2.53\n");
+  r = Parse({"--config", (dir / "ax.yaml").string()});
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.config.zones.size(), 2u);
+  ASSERT_EQ(r.config.zones[0].ns.size(), 2u);
+  EXPECT_EQ(r.config.zones[0].ns[0].addresses,
+            (std::vector<IpAddress>{v4, v6}));
+  EXPECT_EQ(r.config.zones[1].ns[0].addresses, std::vector<IpAddress>{v4});
+
+  // A flag's name servers replace the file's for that zone (flag > file); the
+  // file's other fields stay.
+  r = Parse({"--config", (dir / "ax.yaml").string(), "--zone",
+             "example.test=ns9.example.test@192.0.2.53"});
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.config.zones[0].ns.size(), 1u);
+  EXPECT_EQ(r.config.zones[0].ns[0].name, "ns9.example.test");
+  EXPECT_EQ(r.config.zones[0].rname, "dns.example.net");
+  EXPECT_EQ(r.config.zones[1].ns.size(), 1u);
+}
+
 TEST(ConfigTest, GeoSchemaThenFieldOverrides) {
   const ConfigResult r = Parse({"--snapshot", "s", "--geo-schema", "dbip",
                                 "--geo-field", "asn=autonomous_system_number"});
@@ -156,6 +213,13 @@ TEST(ConfigTest, BadInputIsAClearError) {
       {{"--standalone", "d", "--snapshot", "f"}, "exactly one of"},
       {{"--standalone", "d", "--config", "/nonexistent/ax.yaml"},
        "config file"},
+      {{"--standalone", "d", "--zone", "example.test=ns1.example.test@nope"},
+       "--zone: zone example.test: name server "
+       "\"ns1.example.test@nope\": \"nope\" is not an IP address"},
+      {{"--standalone", "d", "--zone", "example.test=@192.0.2.53"},
+       "has no name"},
+      {{"--standalone", "d", "--zone", "example.test=ns1.example.test@"},
+       "\"\" is not an IP address"},
   };
   for (const Case& c : cases) {
     const ConfigResult r = Parse(c.args);
@@ -163,6 +227,19 @@ TEST(ConfigTest, BadInputIsAClearError) {
     EXPECT_NE(r.error.find(c.error), std::string::npos)
         << "got: " << r.error << "\nwant: " << c.error;
   }
+}
+
+TEST(ConfigTest, BadZoneNameServerInConfigFile) {
+  TempDir dir;
+  WriteFile(dir / "ax.yaml",
+            "standalone: d\n"
+            "zones:\n"
+            "  - name: example.test\n"
+            "    ns: [ns1.example.test@192.0.2.999]\n");
+  const ConfigResult r = Parse({"--config", (dir / "ax.yaml").string()});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("zones: example.test: name server"), std::string::npos)
+      << r.error;
 }
 
 TEST(ConfigTest, UnknownConfigFileKeyIsAnError) {

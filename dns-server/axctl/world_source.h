@@ -1,0 +1,22 @@
+// Where axctl gets a snapshot from: manifests (built on the spot, every node Up
+// since no probes run here) or a snapshot document (as published in the
+// ConfigMap or the --snapshot file). Errors are printed to stderr.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ax/model.h"
+#include "ax/snapshot.h"
+
+namespace ax {
+
+// Loads every path (file or directory) into one World; false on any error.
+bool LoadManifests(const std::vector<std::string>& paths, World& world);
+
+std::optional<Snapshot> SnapshotFromManifests(
+    const std::vector<std::string>& paths);
+std::optional<Snapshot> SnapshotFromFile(const std::string& path);
+
+}  // namespace ax

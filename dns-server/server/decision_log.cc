@@ -1,0 +1,197 @@
+// Decision log: SPSC rings, the sampling threshold and the writer thread. The
+// writer wakes every flush interval (workers never notify: that would take a
+// lock on the query path).
+#include "server/decision_log.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cerrno>
+#include <random>
+
+#include "server/log.h"
+#include "server/net.h"
+#include "server/query_counters.h"
+
+namespace ax::dns {
+namespace {
+
+// P(Next() < threshold) == sample, for sample in [0, 1).
+uint64_t Threshold(double sample) {
+  if (sample <= 0) return 0;
+  return static_cast<uint64_t>(sample * 0x1.0p64);
+}
+
+std::string Reason(const Snapshot& s, const Route& route,
+                   const Answer& answer) {
+  std::string reason = RouteSourceName(route.source);
+  if (!route.via.empty()) reason += " via " + route.via;
+  for (const std::string& rule : route.rules) reason += "; rule " + rule;
+  if (route.canary != kNoIndex) {
+    reason += "; canary " + s.canaries[route.canary].name +
+              (answer.canary ? " (in cohort)" : " (not in cohort)");
+  }
+  if (route.hysteresis_held) reason += "; hysteresis held the primary";
+  return reason;
+}
+
+}  // namespace
+
+nlohmann::ordered_json FormatDecision(const DecisionRecord& r) {
+  const Snapshot& s = r.state->snapshot();
+  const SnapshotDomain& domain = s.domains[r.info.domain];
+  const Route& route = s.routes[r.info.decision.route];
+  const Answer& answer = r.info.decision;
+  nlohmann::ordered_json line = nlohmann::ordered_json::object();
+  line["ts"] = r.ts_ms;
+  line["msg"] = "decision";
+  line["client"] = FormatIp(r.source);
+  const ClientAddress& c = r.info.client;
+  line["ecs"] =
+      c.from_ecs
+          ? nlohmann::ordered_json(FormatPrefix({c.address, c.prefix_length}))
+          : nlohmann::ordered_json();
+  line["protocol"] = ProtocolLabel(static_cast<size_t>(r.transport));
+  line["qname"] = domain.fqdn;
+  line["qtype"] = QtypeText(r.info.qtype);
+  line["domain"] = domain.name;
+  if (r.info.region != kNoIndex) {
+    const SnapshotRegion& region = s.regions[r.info.region];
+    line["region"] = region.name;
+    line["area"] = region.area;
+    line["isp"] = region.isp;
+  } else {
+    line["region"] = nullptr;
+    line["area"] = nullptr;
+    line["isp"] = nullptr;
+  }
+  line["source"] = RouteSourceName(route.source);
+  nlohmann::ordered_json candidates = nlohmann::ordered_json::array();
+  for (const Candidate& cand : route.candidates) {
+    candidates.push_back({{"node", s.nodes[cand.node].name},
+                          {"weight", cand.weight},
+                          {"score", cand.score.Total()}});
+  }
+  line["candidates"] = std::move(candidates);
+  nlohmann::ordered_json chosen = nlohmann::ordered_json::array();
+  for (uint32_t i = 0; i < answer.count; ++i) {
+    chosen.push_back(s.nodes[answer.nodes[i]].name);
+  }
+  line["chosen"] = std::move(chosen);
+  line["canary"] = answer.canary;
+  line["ttl"] = answer.ttl;
+  line["ttlReason"] = TtlReasonName(answer.ttl_reason);
+  line["reason"] = Reason(s, route, answer);
+  line["snapshotVersion"] = s.version;
+  return line;
+}
+
+DecisionLog::Producer::Producer(size_t capacity, double sample, uint64_t seed)
+    : slots_(std::bit_ceil(std::max<size_t>(capacity, 2))),
+      mask_(slots_.size() - 1),
+      always_(sample >= 1),
+      threshold_(Threshold(sample)),
+      rng_(seed) {}
+
+void DecisionLog::Producer::Push(const DecisionRecord& record) {
+  const size_t tail = tail_.load(std::memory_order_relaxed);
+  if (tail - head_.load(std::memory_order_acquire) > mask_) {
+    dropped_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  slots_[tail & mask_] = record;
+  tail_.store(tail + 1, std::memory_order_release);
+}
+
+DecisionLog::DecisionLog(DecisionLogOptions options)
+    : options_(std::move(options)) {}
+
+DecisionLog::~DecisionLog() {
+  Stop();
+  if (own_fd_) ::close(fd_);
+}
+
+DecisionLog::Producer* DecisionLog::AddProducer() {
+  const uint64_t seed =
+      (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  producers_.push_back(
+      std::make_unique<Producer>(options_.ring, options_.sample, seed));
+  return producers_.back().get();
+}
+
+bool DecisionLog::Start(std::string* error) {
+  if (options_.path == "-") {
+    fd_ = STDERR_FILENO;
+  } else {
+    fd_ = ::open(options_.path.c_str(),
+                 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+      *error = "decision log " + options_.path + ": " + ErrnoText(errno);
+      return false;
+    }
+    own_fd_ = true;
+  }
+  thread_ = std::thread([this] { Run(); });
+  return true;
+}
+
+void DecisionLog::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+uint64_t DecisionLog::dropped() const {
+  uint64_t n = 0;
+  for (const auto& p : producers_) n += p->dropped_.load();
+  return n;
+}
+
+void DecisionLog::Run() {
+  std::unique_lock lock(mu_);
+  while (!wake_.wait_for(lock, options_.flush_interval,
+                         [this] { return stopping_; })) {
+    lock.unlock();
+    Drain();
+    lock.lock();
+  }
+  lock.unlock();
+  Drain();
+}
+
+void DecisionLog::Drain() {
+  for (const auto& p : producers_) {
+    size_t head = p->head_.load(std::memory_order_relaxed);
+    const size_t tail = p->tail_.load(std::memory_order_acquire);
+    for (; head != tail; ++head) {
+      DecisionRecord& slot = p->slots_[head & p->mask_];
+      std::string line = FormatDecision(slot).dump(
+          -1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+      slot.state.reset();  // the snapshot is released here, not by a worker
+      line += '\n';
+      if (WriteLine(line)) written_.fetch_add(1, std::memory_order_relaxed);
+    }
+    p->head_.store(head, std::memory_order_release);
+  }
+}
+
+// One write(2) per line, so lines never interleave with the server log on a
+// shared stderr.
+bool DecisionLog::WriteLine(std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd_, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      write_errors_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    text.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+}  // namespace ax::dns

@@ -1,0 +1,382 @@
+// The data-plane collector: sums per-worker cells and reads component
+// statistics when scraped; nothing here runs on the query path.
+#include "server/metrics.h"
+
+#include <prometheus/collectable.h>
+#include <prometheus/text_serializer.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <mutex>
+
+#include "server/clock.h"
+#include "server/openmetrics.h"
+
+namespace ax::dns {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+using Labels = std::vector<ClientMetric::Label>;
+
+MetricFamily Family(std::string name, std::string help, MetricType type) {
+  return {std::move(name), std::move(help), type, {}};
+}
+
+void Add(MetricFamily& f, double value, Labels labels = {}) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  if (f.type == MetricType::Counter) {
+    m.counter.value = value;
+  } else {
+    m.gauge.value = value;
+  }
+  f.metric.push_back(std::move(m));
+}
+
+// Sums one cell over every worker.
+template <typename Get>
+uint64_t Sum(const std::vector<const QueryCounters*>& workers, Get get) {
+  uint64_t n = 0;
+  for (const QueryCounters* w : workers) n += get(*w).Get();
+  return n;
+}
+
+double SecondsSince(int64_t then_ms, int64_t now_ms) {
+  return static_cast<double>(now_ms - then_ms) / 1000.0;
+}
+
+}  // namespace
+
+class Metrics::DataPlane : public prometheus::Collectable {
+ public:
+  explicit DataPlane(MetricSources sources) : s_(sources) {}
+
+  std::vector<MetricFamily> Collect() const override {
+    std::lock_guard lock(mu_);  // one scrape at a time folds answer cells
+    std::vector<MetricFamily> out;
+    Queries(out);
+    Answers(out);
+    Snapshot(out);
+    Geo(out);
+    Sockets(out);
+    DecisionLogStats(out);
+    return out;
+  }
+
+ private:
+  void Queries(std::vector<MetricFamily>& out) const {
+    const auto workers = s_.telemetry->Counters();
+    auto queries = Family("ax_dns_queries_total",
+                          "DNS responses sent, by protocol, QTYPE and RCODE",
+                          MetricType::Counter);
+    auto malformed =
+        Family("ax_dns_queries_malformed_total",
+               "queries not answered: unparseable header or a response packet",
+               MetricType::Counter);
+    auto truncated =
+        Family("ax_dns_responses_truncated_total",
+               "responses sent with TC=1 (too large, or an RRL slip)",
+               MetricType::Counter);
+    auto ecs = Family("ax_dns_ecs_queries_total",
+                      "queries carrying a valid EDNS Client Subnet option",
+                      MetricType::Counter);
+    auto duration = Family(
+        "ax_dns_request_duration_seconds",
+        "responder time per query (parse, classify, pick, write), sampled "
+        "1 query in 64",
+        MetricType::Histogram);
+    for (size_t p = 0; p < kProtocols; ++p) {
+      const std::string protocol(ProtocolLabel(p));
+      for (size_t t = 0; t < kQtypeLabels; ++t) {
+        for (size_t r = 0; r < kRcodeLabels; ++r) {
+          const uint64_t n = Sum(
+              workers, [&](const QueryCounters& c) -> auto& {
+                return c.queries[p][t][r];
+              });
+          if (n == 0) continue;
+          Add(queries, static_cast<double>(n),
+              {{"protocol", protocol},
+               {"qtype", std::string(QtypeLabel(t))},
+               {"rcode", std::string(RcodeLabel(r))}});
+        }
+      }
+      const Labels labels = {{"protocol", protocol}};
+      Add(malformed,
+          Sum(
+              workers, [&](auto& c) -> auto& { return c.malformed[p]; }),
+          labels);
+      Add(truncated,
+          Sum(
+              workers, [&](auto& c) -> auto& { return c.truncated[p]; }),
+          labels);
+      Add(ecs,
+          Sum(
+              workers, [&](auto& c) -> auto& { return c.ecs[p]; }),
+          labels);
+    }
+    // One histogram: the timed responder call does not depend on transport.
+    ClientMetric h;
+    uint64_t cumulative = 0;
+    for (size_t b = 0; b <= kDurationBounds.size(); ++b) {
+      cumulative += Sum(
+          workers, [&](auto& c) -> auto& { return c.duration_buckets[b]; });
+      h.histogram.bucket.push_back(
+          {cumulative, b < kDurationBounds.size()
+                           ? kDurationBounds[b]
+                           : std::numeric_limits<double>::infinity()});
+    }
+    h.histogram.sample_count = cumulative;
+    h.histogram.sample_sum =
+        static_cast<double>(Sum(
+            workers, [](auto& c) -> auto& { return c.duration_sum_ns; })) *
+        1e-9;
+    duration.metric.push_back(std::move(h));
+
+    auto rrl = Family("ax_dns_rrl_limited_total",
+                      "responses limited by response rate limiting, by action",
+                      MetricType::Counter);
+    Add(rrl,
+        Sum(
+            workers, [](auto& c) -> auto& { return c.rrl_drops; }),
+        {{"action", "drop"}});
+    Add(rrl,
+        Sum(
+            workers, [](auto& c) -> auto& { return c.rrl_slips; }),
+        {{"action", "slip"}});
+    auto geo_failed =
+        Family("ax_dns_geo_lookup_failures_total",
+               "geo or ASN database lookups that errored", MetricType::Counter);
+    Add(geo_failed,
+        Sum(
+            workers, [](auto& c) -> auto& { return c.geo_failures; }));
+    for (auto* f : {&queries, &malformed, &truncated, &ecs, &duration, &rrl,
+                    &geo_failed}) {
+      out.push_back(std::move(*f));
+    }
+  }
+
+  void Answers(std::vector<MetricFamily>& out) const {
+    const AnswerSeries series = s_.telemetry->CollectAnswers();
+    auto answers = Family(
+        "ax_dns_answers_total",
+        "GSLB decisions by domain, client region (\"\" unclassified) and the "
+        "route's source (region, fallback-region, all-healthy, "
+        "domain-fallback, fail-open)",
+        MetricType::Counter);
+    auto fallback = Family(
+        "ax_dns_fallback_answers_total",
+        "GSLB decisions not served by the client's own region, by domain and "
+        "route source",
+        MetricType::Counter);
+    auto nodes = Family("ax_dns_node_answers_total",
+                        "GSLB answers that included the node, by domain",
+                        MetricType::Counter);
+    std::map<std::pair<std::string, std::string>, uint64_t> by_source;
+    for (const auto& [key, n] : series.by_region) {
+      const auto& [domain, region, source] = key;
+      Add(answers, static_cast<double>(n),
+          {{"domain", domain}, {"region", region}, {"source", source}});
+      if (source != RouteSourceName(RouteSource::kRegion)) {
+        by_source[{domain, source}] += n;
+      }
+    }
+    for (const auto& [key, n] : by_source) {
+      Add(fallback, static_cast<double>(n),
+          {{"domain", key.first}, {"source", key.second}});
+    }
+    for (const auto& [key, n] : series.by_node) {
+      Add(nodes, static_cast<double>(n),
+          {{"domain", key.first}, {"node", key.second}});
+    }
+    out.push_back(std::move(answers));
+    out.push_back(std::move(fallback));
+    out.push_back(std::move(nodes));
+  }
+
+  void Snapshot(std::vector<MetricFamily>& out) const {
+    const StoreStatus st = s_.store->Status();
+    const int64_t now = WallMs();
+    auto loaded =
+        Family("ax_dns_snapshot_loaded",
+               "1 once a snapshot is served (readiness)", MetricType::Gauge);
+    Add(loaded, st.current ? 1 : 0);
+    out.push_back(std::move(loaded));
+    if (st.current) {
+      auto version =
+          Family("ax_dns_snapshot_version", "version of the served snapshot",
+                 MetricType::Gauge);
+      Add(version, static_cast<double>(st.current->version));
+      auto age = Family("ax_dns_snapshot_age_seconds",
+                        "seconds since the served snapshot was loaded",
+                        MetricType::Gauge);
+      Add(age, SecondsSince(st.current->loaded_at_ms, now));
+      auto generated = Family(
+          "ax_dns_snapshot_generated_age_seconds",
+          "seconds since the served snapshot was generated (control-plane lag)",
+          MetricType::Gauge);
+      Add(generated, SecondsSince(st.current->generated_at_ms, now));
+      auto rolled = Family("ax_dns_snapshot_rolled_back",
+                           "1 while a rollback chose the served snapshot",
+                           MetricType::Gauge);
+      Add(rolled, st.rolled_back ? 1 : 0);
+      for (auto* f : {&version, &age, &generated, &rolled}) {
+        out.push_back(std::move(*f));
+      }
+    }
+    auto loads = Family("ax_dns_snapshot_loads_total",
+                        "snapshots loaded and swapped in", MetricType::Counter);
+    Add(loads, static_cast<double>(st.loads));
+    auto errors = Family("ax_dns_snapshot_load_errors_total",
+                         "snapshot loads refused (the last good one kept)",
+                         MetricType::Counter);
+    Add(errors, static_cast<double>(st.errors));
+    out.push_back(std::move(loads));
+    out.push_back(std::move(errors));
+  }
+
+  void Geo(std::vector<MetricFamily>& out) const {
+    if (!s_.geo) return;
+    const GeoStore::Status st = s_.geo->status();
+    auto reloads = Family("ax_dns_geo_reloads_total",
+                          "geo database sets loaded, the first included",
+                          MetricType::Counter);
+    Add(reloads, static_cast<double>(st.reloads));
+    auto failures = Family("ax_dns_geo_reload_errors_total",
+                           "geo database sets rejected (the last good kept)",
+                           MetricType::Counter);
+    Add(failures, static_cast<double>(st.failures));
+    out.push_back(std::move(reloads));
+    out.push_back(std::move(failures));
+    if (st.last_success) {
+      auto loaded = Family("ax_dns_geo_load_age_seconds",
+                           "seconds since the geo databases were last loaded",
+                           MetricType::Gauge);
+      Add(loaded, std::chrono::duration<double>(GeoStore::Clock::now() -
+                                                *st.last_success)
+                      .count());
+      out.push_back(std::move(loaded));
+    }
+    const auto resolver = s_.geo->Current();
+    if (!resolver) return;
+    auto age = Family("ax_dns_geo_database_age_seconds",
+                      "seconds since each database file was built (MMDB "
+                      "build_epoch), by file and kind (geo, asn)",
+                      MetricType::Gauge);
+    const double now = static_cast<double>(WallMs()) / 1000.0;
+    const GeoDatabases& dbs = resolver->databases();
+    for (const auto& [kind, files] :
+         {std::pair{"geo", &dbs.geo}, std::pair{"asn", &dbs.asn}}) {
+      for (const auto& file : *files) {
+        Add(age, now - static_cast<double>(file->build_epoch()),
+            {{"database",
+              std::filesystem::path(file->path()).filename().string()},
+             {"kind", kind}});
+      }
+    }
+    out.push_back(std::move(age));
+  }
+
+  void Sockets(std::vector<MetricFamily>& out) const {
+    if (s_.udp) {
+      const UdpStats u = s_.udp->stats();
+      auto received = Family("ax_dns_udp_received_total", "UDP datagrams read",
+                             MetricType::Counter);
+      Add(received, static_cast<double>(u.received));
+      auto kernel =
+          Family("ax_dns_udp_kernel_drops_total",
+                 "UDP datagrams the kernel dropped before ax-dns read them "
+                 "(SO_RXQ_OVFL: receive buffer full)",
+                 MetricType::Counter);
+      Add(kernel, static_cast<double>(u.kernel_drops));
+      auto send_errors =
+          Family("ax_dns_udp_send_errors_total",
+                 "UDP answers the kernel did not take", MetricType::Counter);
+      Add(send_errors, static_cast<double>(u.send_errors));
+      for (auto* f : {&received, &kernel, &send_errors}) {
+        out.push_back(std::move(*f));
+      }
+    }
+    if (s_.tcp) {
+      const TcpStats t = s_.tcp->stats();
+      auto connections = Family(
+          "ax_dns_tcp_connections_total",
+          "TCP connections by result (accepted, or rejected over the limit)",
+          MetricType::Counter);
+      Add(connections, static_cast<double>(t.accepted),
+          {{"result", "accepted"}});
+      Add(connections, static_cast<double>(t.rejected),
+          {{"result", "rejected"}});
+      auto closed =
+          Family("ax_dns_tcp_connections_closed_total",
+                 "TCP connections closed by the server, by reason (idle, "
+                 "slow: a message took too long)",
+                 MetricType::Counter);
+      Add(closed, static_cast<double>(t.closed_idle), {{"reason", "idle"}});
+      Add(closed, static_cast<double>(t.closed_slow), {{"reason", "slow"}});
+      auto open = Family("ax_dns_tcp_connections_open",
+                         "TCP connections open now", MetricType::Gauge);
+      Add(open, t.open);
+      for (auto* f : {&connections, &closed, &open}) {
+        out.push_back(std::move(*f));
+      }
+    }
+  }
+
+  void DecisionLogStats(std::vector<MetricFamily>& out) const {
+    if (!s_.decision_log) return;
+    auto records = Family(
+        "ax_dns_decision_log_records_total",
+        "sampled decisions by outcome (written, dropped: a worker's buffer "
+        "was full, error: the write failed)",
+        MetricType::Counter);
+    Add(records, static_cast<double>(s_.decision_log->written()),
+        {{"outcome", "written"}});
+    Add(records, static_cast<double>(s_.decision_log->dropped()),
+        {{"outcome", "dropped"}});
+    Add(records, static_cast<double>(s_.decision_log->write_errors()),
+        {{"outcome", "error"}});
+    out.push_back(std::move(records));
+  }
+
+  const MetricSources s_;
+  mutable std::mutex mu_;
+};
+
+Metrics::Metrics(MetricSources sources)
+    : registry_(std::make_shared<prometheus::Registry>()),
+      redirects_(&prometheus::BuildCounter()
+                      .Name("ax_dns_redirects_total")
+                      .Help("HTTP redirector responses by status code (302 "
+                            "redirected, 404 unknown host, 503 nothing can "
+                            "serve)")
+                      .Register(*registry_)),
+      data_plane_(std::make_unique<DataPlane>(sources)) {}
+
+Metrics::~Metrics() = default;
+
+prometheus::Counter& Metrics::Redirect(int status) {
+  return redirects_->Add({{"code", std::to_string(status)}});
+}
+
+std::vector<MetricFamily> Metrics::Collect() const {
+  std::vector<MetricFamily> out = registry_->Collect();
+  std::vector<MetricFamily> data = data_plane_->Collect();
+  std::move(data.begin(), data.end(), std::back_inserter(out));
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+  return out;
+}
+
+Metrics::Page Metrics::Render(std::string_view accept) const {
+  const std::vector<MetricFamily> families = Collect();
+  if (PrefersOpenMetrics(accept)) {
+    return {kOpenMetricsContentType, SerializeOpenMetrics(families)};
+  }
+  return {kPrometheusTextContentType,
+          prometheus::TextSerializer().Serialize(families)};
+}
+
+}  // namespace ax::dns

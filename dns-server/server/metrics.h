@@ -1,0 +1,66 @@
+// /metrics: every ax_dns_* metric, from a prometheus-cpp Registry (counters the
+// HTTP side bumps, e.g. redirects) plus a Collectable that reads the data
+// plane at scrape time: per-worker query cells, answer counts by name, the
+// snapshot store, geo databases, UDP/TCP and decision-log statistics. Names
+// follow one convention (tested): ax_dns_ prefix, snake case, counters end
+// _total, durations are _seconds.
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/registry.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "geo/geo_store.h"
+#include "server/decision_log.h"
+#include "server/snapshot_store.h"
+#include "server/tcp_server.h"
+#include "server/telemetry.h"
+#include "server/udp_server.h"
+
+namespace ax::dns {
+
+// Where the numbers come from; the owner (Service) outlives the Metrics.
+struct MetricSources {
+  const SnapshotStore* store = nullptr;
+  const GeoStore* geo = nullptr;  // null: no geo databases configured
+  Telemetry* telemetry = nullptr;
+  const UdpServer* udp = nullptr;
+  const TcpServer* tcp = nullptr;
+  const DecisionLog* decision_log = nullptr;  // null: off
+};
+
+class Metrics {
+ public:
+  explicit Metrics(MetricSources sources);
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  // HTTP redirector outcomes by status code.
+  prometheus::Counter& Redirect(int status);
+
+  // Every family, sorted by name.
+  std::vector<prometheus::MetricFamily> Collect() const;
+
+  struct Page {
+    std::string content_type;
+    std::string body;
+  };
+  // The exposition the scraper's Accept header asks for.
+  Page Render(std::string_view accept) const;
+
+ private:
+  class DataPlane;
+
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Counter>* redirects_;
+  std::unique_ptr<DataPlane> data_plane_;
+};
+
+}  // namespace ax::dns

@@ -1,0 +1,89 @@
+// The decision log: a record's JSON fields, a full ring dropping (and
+// counting) instead of blocking, and the writer draining to the file on stop.
+#include "server/decision_log.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "ops_world.h"
+#include "server_test_support.h"
+
+namespace ax::dns {
+namespace {
+
+using testing::OpsWorld;
+using testing::ReadFile;
+using testing::Serve;
+using testing::TempDir;
+
+// www for an ECS client in east: b (a is excluded by rule).
+DecisionRecord EastRecord(std::shared_ptr<const ServingState> state) {
+  const Snapshot& s = state->snapshot();
+  DecisionRecord r;
+  r.ts_ms = 1234;
+  r.source = *ParseIp("198.51.100.53");
+  r.info.qtype = 1;
+  r.info.domain = testing::DomainIndex(s, "www");
+  r.info.region = ax::testing::RegionIndex(s, "east");
+  r.info.client = {*ParseIp("192.0.2.0"), 24, true};
+  Rng rng(1);
+  r.info.decision = Decide(s, s.domains[r.info.domain], r.info.region, {},
+                           IpFamily::kV4, 1'000'000, rng);
+  r.info.route = r.info.decision.route;
+  r.state = std::move(state);
+  return r;
+}
+
+TEST(DecisionLogTest, RecordFields) {
+  const nlohmann::ordered_json line =
+      FormatDecision(EastRecord(Serve(OpsWorld())));
+  EXPECT_EQ(line["ts"], 1234);
+  EXPECT_EQ(line["msg"], "decision");
+  EXPECT_EQ(line["client"], "198.51.100.53");
+  EXPECT_EQ(line["ecs"], "192.0.2.0/24");
+  EXPECT_EQ(line["qname"], "www.example.test");
+  EXPECT_EQ(line["qtype"], "A");
+  EXPECT_EQ(line["region"], "east");
+  EXPECT_EQ(line["area"], "east");
+  EXPECT_EQ(line["isp"], "any");
+  EXPECT_EQ(line["source"], "Region");
+  ASSERT_EQ(line["candidates"].size(), 1u);  // a is excluded
+  EXPECT_EQ(line["candidates"][0]["node"], "b");
+  EXPECT_TRUE(line["candidates"][0]["weight"].is_number());
+  EXPECT_EQ(line["chosen"], nlohmann::ordered_json::array({"b"}));
+  EXPECT_EQ(line["ttl"], 300);
+  EXPECT_EQ(line["ttlReason"], "steady");
+  EXPECT_EQ(line["reason"], "Region; rule www-no-a");
+  EXPECT_EQ(line["snapshotVersion"], 1);
+}
+
+TEST(DecisionLogTest, FullRingDropsAndTheWriterDrainsOnStop) {
+  TempDir dir;
+  const auto path = dir / "decisions.jsonl";
+  DecisionLog log({.path = path.string(), .sample = 1, .ring = 2});
+  DecisionLog::Producer* producer = log.AddProducer();
+  EXPECT_TRUE(producer->Sampled());  // sample 1: every decision
+  const DecisionRecord record = EastRecord(Serve(OpsWorld()));
+  for (int i = 0; i < 3; ++i) producer->Push(record);  // the writer is not on
+  EXPECT_EQ(log.dropped(), 1u);
+  std::string error;
+  ASSERT_TRUE(log.Start(&error)) << error;
+  log.Stop();
+  EXPECT_EQ(log.written(), 2u);
+  std::istringstream lines(ReadFile(path));
+  int count = 0;
+  for (std::string line; std::getline(lines, line); ++count) {
+    EXPECT_EQ(nlohmann::json::parse(line)["chosen"][0], "b");
+  }
+  EXPECT_EQ(count, 2);
+}
+
+TEST(DecisionLogTest, SampleZeroNeverSamples) {
+  DecisionLog log({.path = "-", .sample = 0});
+  DecisionLog::Producer* producer = log.AddProducer();
+  for (int i = 0; i < 1000; ++i) ASSERT_FALSE(producer->Sampled());
+}
+
+}  // namespace
+}  // namespace ax::dns
