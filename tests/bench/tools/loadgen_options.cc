@@ -1,0 +1,138 @@
+#include "loadgen_options.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+namespace ax::bench {
+namespace {
+
+constexpr char kHelp[] = R"(usage: ax_loadgen --server ADDR:PORT [flags]
+
+Batched UDP DNS load generator (sendmmsg/recvmmsg on one socket). Keeps up to
+--inflight queries outstanding and sends as fast as answers free slots, or at
+--rate queries per second (open loop while slots last). Prints one JSON object:
+sent, received, lost, qps, latency percentiles (µs) and rcodes.
+
+Queries come from --queries FILE, or from the built-in mix: --qname (cycled)
+x the client subnets (--ecs, --ecs-file, --ecs-random; cycled), each subnet
+sent as an EDNS Client Subnet option.
+
+flags:
+  --server ADDR:PORT   target, e.g. 127.0.0.1:5353 or [::1]:53 (required)
+  --duration SECONDS   sending time [default: 10]
+  --rate QPS           offered rate; 0: closed loop, as fast as possible [default: 0]
+  --inflight N         queries outstanding at most (1..60000) [default: 500]
+  --timeout MS         an unanswered query counts as lost after this [default: 1000]
+  --batch N            datagrams per sendmmsg/recvmmsg [default: 64]
+  --queries FILE       lines "NAME TYPE [SUBNET]" ('#' comments); SUBNET adds ECS
+  --qname NAME         built-in mix: name to ask (repeatable) [default: api.example.test]
+  --qtype TYPE         built-in mix: type [default: A]
+  --ecs SUBNET         built-in mix: client subnet, e.g. 1.2.3.0/24 (repeatable)
+  --ecs-file FILE      built-in mix: client subnets, one a line ('#' comments)
+  --ecs-random N       built-in mix: N random public IPv4 /24s (--seed)
+  --edns               send an OPT record even without ECS
+  --seed N             seed for --ecs-random and the query order [default: 1]
+  --label TEXT         copied into the JSON as "label"
+  --output FILE        write the JSON there instead of stdout
+  --help               this text
+)";
+
+bool ParseDouble(const char* text, double min, double max, double* out) {
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(value >= min && value <= max)) {
+    return false;
+  }
+  *out = value;
+  return true;
+}
+
+bool ParseInt(const char* text, int min, int max, int* out) {
+  double value = 0;
+  if (!ParseDouble(text, min, max, &value) ||
+      value != static_cast<int>(value)) {
+    return false;
+  }
+  *out = static_cast<int>(value);
+  return true;
+}
+
+}  // namespace
+
+int ParseLoadgenOptions(int argc, char** argv, LoadgenOptions* options) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::fputs(kHelp, stdout);
+      return 1;
+    }
+    if (flag == "--edns") {
+      options->edns = true;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "ax_loadgen: %s needs a value (see --help)\n",
+                   argv[i]);
+      return 2;
+    }
+    const char* value = argv[++i];
+    bool ok = true;
+    if (flag == "--server") {
+      options->server = value;
+    } else if (flag == "--duration") {
+      ok = ParseDouble(value, 0.1, 86400, &options->duration_s);
+    } else if (flag == "--rate") {
+      ok = ParseDouble(value, 0, 1e8, &options->rate);
+    } else if (flag == "--inflight") {
+      ok = ParseInt(value, 1, 60000, &options->inflight);
+    } else if (flag == "--timeout") {
+      ok = ParseInt(value, 1, 60000, &options->timeout_ms);
+    } else if (flag == "--batch") {
+      ok = ParseInt(value, 1, 1024, &options->batch);
+    } else if (flag == "--queries") {
+      options->queries_file = value;
+    } else if (flag == "--qname") {
+      options->qnames.emplace_back(value);
+    } else if (flag == "--qtype") {
+      options->qtype = value;
+    } else if (flag == "--ecs") {
+      options->ecs.emplace_back(value);
+    } else if (flag == "--ecs-file") {
+      options->ecs_file = value;
+    } else if (flag == "--ecs-random") {
+      ok = ParseInt(value, 1, 10000000, &options->ecs_random);
+    } else if (flag == "--seed") {
+      double seed = 0;
+      ok = ParseDouble(value, 0, 9e15, &seed);
+      options->seed = static_cast<uint64_t>(seed);
+    } else if (flag == "--label") {
+      options->label = value;
+    } else if (flag == "--output") {
+      options->output = value;
+    } else {
+      std::fprintf(stderr, "ax_loadgen: unknown flag %s (see --help)\n",
+                   argv[i - 1]);
+      return 2;
+    }
+    if (!ok) {
+      std::fprintf(stderr, "ax_loadgen: bad value for %s: %s\n", argv[i - 1],
+                   value);
+      return 2;
+    }
+  }
+  if (options->server.empty()) {
+    std::fprintf(stderr, "ax_loadgen: --server is required (see --help)\n");
+    return 2;
+  }
+  if (!options->queries_file.empty() &&
+      (!options->qnames.empty() || !options->ecs.empty() ||
+       !options->ecs_file.empty() || options->ecs_random > 0)) {
+    std::fprintf(stderr,
+                 "ax_loadgen: --queries excludes the built-in mix flags\n");
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace ax::bench

@@ -1,0 +1,36 @@
+// Command line of ax_loadgen.
+#ifndef AX_TESTS_BENCH_TOOLS_LOADGEN_OPTIONS_H_
+#define AX_TESTS_BENCH_TOOLS_LOADGEN_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ax::bench {
+
+struct LoadgenOptions {
+  std::string server;        // ADDR:PORT
+  double duration_s = 10;    // sending time
+  double rate = 0;           // queries/s; 0: as fast as the window allows
+  int inflight = 500;        // queries outstanding at most
+  int timeout_ms = 1000;     // a query unanswered this long is lost
+  int batch = 64;            // datagrams per sendmmsg/recvmmsg
+  std::string queries_file;  // lines "NAME TYPE [SUBNET]"
+  std::vector<std::string> qnames;  // built-in mix: names (cycled)
+  std::string qtype = "A";          // built-in mix: type
+  std::vector<std::string> ecs;     // built-in mix: subnets (cycled)
+  std::string ecs_file;             // built-in mix: subnets, one a line
+  int ecs_random = 0;               // built-in mix: N random public /24s
+  bool edns = false;                // OPT even without ECS
+  uint64_t seed = 1;                // for --ecs-random and the mix order
+  std::string label;                // copied into the JSON
+  std::string output;               // JSON file; stdout when empty
+};
+
+// Parses argv. Returns 0 to run, 1 after printing --help, 2 on a usage error
+// (message on stderr).
+int ParseLoadgenOptions(int argc, char** argv, LoadgenOptions* options);
+
+}  // namespace ax::bench
+
+#endif  // AX_TESTS_BENCH_TOOLS_LOADGEN_OPTIONS_H_
