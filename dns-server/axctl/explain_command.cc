@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <iostream>
 #include <optional>
 
@@ -15,15 +14,10 @@
 #include "axctl/explain_text.h"
 #include "axctl/world_source.h"
 #include "geo/geo_store.h"
+#include "server/clock.h"
 
 namespace ax {
 namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 int Print(const nlohmann::json& e, bool json) {
   std::cout << (json ? e.dump(2) + "\n" : ExplanationToText(e));
@@ -77,7 +71,7 @@ int ExplainLocal(const Args& args, const IpAddress& client) {
   req.name = args.positional[0];
   req.client = client;
   req.family = args.Has("--aaaa") ? IpFamily::kV6 : IpFamily::kV4;
-  req.now_ms = NowMs();
+  req.now_ms = dns::WallMs();
   // Keeps the geo databases (and the views GeoInfo holds into them) alive.
   std::shared_ptr<const dns::GeoResolver> resolver;
   if (args.Has("--geo-db")) {

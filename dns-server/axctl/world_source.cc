@@ -1,7 +1,6 @@
 // Manifests or snapshot files into a Snapshot for axctl.
 #include "axctl/world_source.h"
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -11,6 +10,7 @@
 #include "ax/manifest_loader.h"
 #include "ax/snapshot_json.h"
 #include "ax/validate.h"
+#include "server/clock.h"
 
 namespace ax {
 namespace {
@@ -18,12 +18,6 @@ namespace {
 template <typename T>
 void Append(std::vector<T>& to, const std::vector<T>& from) {
   to.insert(to.end(), from.begin(), from.end());
-}
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace
@@ -60,7 +54,7 @@ std::optional<Snapshot> SnapshotFromManifests(
   // allows.
   StatusMap status;
   for (const Node& n : world.nodes) status[n.meta.name].health = Health::kUp;
-  return BuildSnapshot(world, status, nullptr, {.now_ms = NowMs()});
+  return BuildSnapshot(world, status, nullptr, {.now_ms = dns::WallMs()});
 }
 
 std::optional<Snapshot> SnapshotFromFile(const std::string& path) {

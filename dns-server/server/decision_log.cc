@@ -8,11 +8,11 @@
 
 #include <bit>
 #include <cerrno>
-#include <random>
 
 #include "server/log.h"
 #include "server/net.h"
 #include "server/query_counters.h"
+#include "server/random_seed.h"
 
 namespace ax::dns {
 namespace {
@@ -113,8 +113,7 @@ DecisionLog::~DecisionLog() {
 }
 
 DecisionLog::Producer* DecisionLog::AddProducer() {
-  const uint64_t seed =
-      (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  const uint64_t seed = RandomSeed();
   producers_.push_back(
       std::make_unique<Producer>(options_.ring, options_.sample, seed));
   return producers_.back().get();

@@ -7,11 +7,11 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <random>
 
 #include "ax/decide.h"
 #include "responder/client_subnet.h"
 #include "server/clock.h"
+#include "server/random_seed.h"
 
 namespace ax::dns {
 namespace {
@@ -124,8 +124,7 @@ Redirector::Redirector(RedirectOptions options, const SnapshotStore* store,
       store_(store),
       geo_(geo),
       metrics_(metrics),
-      seed_((uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()) {
-}
+      seed_(RandomSeed()) {}
 
 bool Redirector::Start(std::string* error) {
   // httplib routes HEAD to the GET handlers and sends no body.

@@ -10,12 +10,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <random>
 #include <unordered_map>
 
 #include "server/clock.h"
 #include "server/counter.h"
 #include "server/log.h"
+#include "server/random_seed.h"
 #include "server/tcp_framing.h"
 #include "server/telemetry.h"
 
@@ -300,10 +300,7 @@ TcpServer::TcpServer(TcpOptions options, QueryContext context)
 TcpServer::~TcpServer() { Stop(); }
 
 bool TcpServer::Start(std::string* error) {
-  const uint64_t seed =
-      options_.seed
-          ? options_.seed
-          : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  const uint64_t seed = options_.seed ? options_.seed : RandomSeed();
   const int n = std::max(1, options_.threads);
   for (int t = 0; t < n; ++t) {
     loops_.push_back(

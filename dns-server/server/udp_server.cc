@@ -9,11 +9,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <random>
 
 #include "server/clock.h"
 #include "server/counter.h"
 #include "server/log.h"
+#include "server/random_seed.h"
 #include "server/telemetry.h"
 
 namespace ax::dns {
@@ -72,10 +72,7 @@ UdpServer::UdpServer(UdpOptions options, QueryContext context)
 UdpServer::~UdpServer() { Stop(); }
 
 bool UdpServer::Start(std::string* error) {
-  const uint64_t seed =
-      options_.seed
-          ? options_.seed
-          : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  const uint64_t seed = options_.seed ? options_.seed : RandomSeed();
   const int n = std::max(1, options_.workers);
   for (int w = 0; w < n; ++w) {
     // Distinct, well-spread seeds per worker from one base.
