@@ -75,8 +75,12 @@ int ExplainLocal(const Args& args, const IpAddress& client) {
   // Keeps the geo databases (and the views GeoInfo holds into them) alive.
   std::shared_ptr<const dns::GeoResolver> resolver;
   if (args.Has("--geo-db")) {
-    dns::GeoStoreConfig config{
-        args.All("--geo-db"), args.All("--asn-db"), "", {}};
+    // A few lookups: reading the files beats compiling them.
+    dns::GeoStoreConfig config{args.All("--geo-db"),
+                               args.All("--asn-db"),
+                               "",
+                               {},
+                               dns::GeoResolver::Mode::kDirect};
     const std::string schema =
         args.Has("--geo-schema") ? args.Get("--geo-schema") : "geoip2";
     auto fields = dns::GeoFieldPathsForSchema(schema);
@@ -92,7 +96,7 @@ int ExplainLocal(const Args& args, const IpAddress& client) {
       std::cerr << "geo databases: " << store.status().last_error << "\n";
       return 1;
     }
-    resolver->Lookup(client, req.geo);
+    resolver->Lookup(client, req.geo, dns::GeoResolver::Detail::kLocation);
   }
   // Flags fill (or override) what the databases said.
   const std::string country = args.Get("--country");

@@ -3,6 +3,14 @@
 
 namespace ax::dns {
 
+CFieldPath ToCFieldPath(const std::vector<std::string>& path) {
+  CFieldPath c_path;
+  c_path.reserve(path.size() + 1);
+  for (const std::string& key : path) c_path.push_back(key.c_str());
+  c_path.push_back(nullptr);
+  return c_path;
+}
+
 std::optional<GeoFieldPaths> GeoFieldPathsForSchema(std::string_view schema) {
   if (schema == "geoip2") return GeoFieldPaths{};
   if (schema == "dbip") {

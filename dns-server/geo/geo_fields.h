@@ -25,6 +25,11 @@ struct GeoFieldPaths {
   bool operator==(const GeoFieldPaths&) const = default;
 };
 
+// A path as MMDB_aget_value takes it: null-terminated, its C strings
+// pointing into `path`, which must outlive it and not change.
+using CFieldPath = std::vector<const char*>;
+CFieldPath ToCFieldPath(const std::vector<std::string>& path);
+
 // "geoip2" (MaxMind GeoIP2/GeoLite2 City + ASN) or "dbip" (the flat records of
 // @ip-location-db/*-mmdb: country_code, state1, latitude, longitude). nullopt
 // for any other name.

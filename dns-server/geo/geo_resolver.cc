@@ -1,5 +1,6 @@
-// GeoResolver: one lookup per database family, fields read in place, the
-// subdivision mapped to ISO 3166-2.
+// GeoResolver: the compiled tables when present, else one lookup per database
+// family with fields read in place; the location always from the databases;
+// subdivisions mapped to ISO 3166-2.
 #include "geo/geo_resolver.h"
 
 #include <algorithm>
@@ -11,7 +12,31 @@ bool Usable(const MmdbFile& db, const IpAddress& ip) {
   return ip.family == IpFamily::kV4 || db.ip_version() == 6;
 }
 
+bool Check(MmdbField field, bool& ok) {
+  if (field == MmdbField::kCorrupt) ok = false;
+  return field == MmdbField::kFound;
+}
+
 }  // namespace
+
+std::shared_ptr<const GeoResolver> GeoResolver::Create(GeoDatabases databases,
+                                                       GeoFieldPaths paths,
+                                                       Mode mode,
+                                                       std::string* error) {
+  std::shared_ptr<GeoResolver> resolver(
+      new GeoResolver(std::move(databases), std::move(paths)));
+  if (mode == Mode::kDirect) return resolver;
+  resolver->compiled_ =
+      CompiledGeo::Compile(resolver->databases_, resolver->paths_, error);
+  if (!resolver->compiled_) return nullptr;
+  // Compiling read every page; queries now touch only a few again (IPv6 /64s
+  // split further, locations).
+  for (const auto* dbs :
+       {&resolver->databases_.geo, &resolver->databases_.asn}) {
+    for (const std::shared_ptr<const MmdbFile>& db : *dbs) db->ReleasePages();
+  }
+  return resolver;
+}
 
 GeoResolver::GeoResolver(GeoDatabases databases, GeoFieldPaths paths)
     : databases_(std::move(databases)), paths_(std::move(paths)) {
@@ -19,19 +44,11 @@ GeoResolver::GeoResolver(GeoDatabases databases, GeoFieldPaths paths)
     databases_.subdivisions = SubdivisionTable::Builtin();
   }
   // After paths_ has its final home: the C strings point into it.
-  country_ = ToCPath(paths_.country);
-  subdivision_ = ToCPath(paths_.subdivision);
-  latitude_ = ToCPath(paths_.latitude);
-  longitude_ = ToCPath(paths_.longitude);
-  asn_ = ToCPath(paths_.asn);
-}
-
-GeoResolver::CPath GeoResolver::ToCPath(const std::vector<std::string>& path) {
-  CPath c_path;
-  c_path.reserve(path.size() + 1);
-  for (const std::string& key : path) c_path.push_back(key.c_str());
-  c_path.push_back(nullptr);
-  return c_path;
+  country_ = ToCFieldPath(paths_.country);
+  subdivision_ = ToCFieldPath(paths_.subdivision);
+  latitude_ = ToCFieldPath(paths_.latitude);
+  longitude_ = ToCFieldPath(paths_.longitude);
+  asn_ = ToCFieldPath(paths_.asn);
 }
 
 const MmdbFile* GeoResolver::Consult(
@@ -50,39 +67,50 @@ const MmdbFile* GeoResolver::Consult(
   return nullptr;
 }
 
-bool GeoResolver::Lookup(const IpAddress& ip, GeoInfo& geo) const {
+bool GeoResolver::Lookup(const IpAddress& ip, GeoInfo& geo,
+                         Detail detail) const {
   geo = GeoInfo{};
   bool ok = true;
-  auto check = [&ok](MmdbField field) {
-    if (field == MmdbField::kCorrupt) ok = false;
-    return field == MmdbField::kFound;
-  };
+  if (!compiled_ || !compiled_->Find(ip, geo)) ok = ReadDatabases(ip, geo);
+  if (detail == Detail::kLocation && !Locate(ip, geo)) ok = false;
+  return ok;
+}
 
+bool GeoResolver::ReadDatabases(const IpAddress& ip, GeoInfo& geo) const {
+  bool ok = true;
   MmdbRecord record;
   const MmdbFile* db =
       Consult(databases_.geo, ip, record, geo.geo_prefix_length, ok);
   if (db != nullptr) {
-    check(db->GetString(record, country_.data(), geo.country));
+    Check(db->GetString(record, country_.data(), geo.country), ok);
     std::string_view subdivision;
-    if (check(db->GetString(record, subdivision_.data(), subdivision))) {
+    if (Check(db->GetString(record, subdivision_.data(), subdivision), ok)) {
       geo.subdivision =
           databases_.subdivisions->ToIso(geo.country, subdivision);
     }
-    double lat = 0;
-    double lon = 0;
-    // Both or neither: half a coordinate is no location.
-    bool has_lat = check(db->GetDouble(record, latitude_.data(), lat));
-    bool has_lon = check(db->GetDouble(record, longitude_.data(), lon));
-    if (has_lat && has_lon) {
-      geo.has_location = true;
-      geo.location = GeoPoint{lat, lon};
-    }
   }
-
   if (!databases_.asn.empty()) {
     db = Consult(databases_.asn, ip, record, geo.geo_prefix_length, ok);
   }
-  if (db != nullptr) check(db->GetUint32(record, asn_.data(), geo.asn));
+  if (db != nullptr) Check(db->GetUint32(record, asn_.data(), geo.asn), ok);
+  return ok;
+}
+
+bool GeoResolver::Locate(const IpAddress& ip, GeoInfo& geo) const {
+  bool ok = true;
+  MmdbRecord record;
+  const MmdbFile* db =
+      Consult(databases_.geo, ip, record, geo.geo_prefix_length, ok);
+  if (db == nullptr) return ok;
+  double lat = 0;
+  double lon = 0;
+  // Both or neither: half a coordinate is no location.
+  const bool has_lat = Check(db->GetDouble(record, latitude_.data(), lat), ok);
+  const bool has_lon = Check(db->GetDouble(record, longitude_.data(), lon), ok);
+  if (has_lat && has_lon) {
+    geo.has_location = true;
+    geo.location = GeoPoint{lat, lon};
+  }
   return ok;
 }
 

@@ -2,14 +2,17 @@
 // database network prefix length for ECS scope), from MMDB files read with
 // libmaxminddb. Field paths are configurable so both the GeoIP2 schema and flat
 // schemas work; subdivisions come out as ISO 3166-2 codes whatever the database
-// stores.
+// stores. Served from a compiled form (compiled_geo.h) or the files directly.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ax/classify.h"
 #include "ax/ip.h"
+#include "geo/compiled_geo.h"
 #include "geo/geo_fields.h"
 #include "geo/mmdb_file.h"
 #include "geo/subdivision_table.h"
@@ -29,28 +32,47 @@ struct GeoDatabases {
 
 class GeoResolver {
  public:
-  GeoResolver(GeoDatabases databases, GeoFieldPaths paths);
+  enum class Mode : uint8_t {
+    // Compiles the databases into range tables (CompiledGeo): seconds for the
+    // real dbip files, then fast lookups; the files' pages are released.
+    kCompiled,
+    // Reads the databases on every lookup: for a handful of lookups (axctl).
+    kDirect,
+  };
+  // What a lookup must fill beyond country, subdivision and ASN.
+  enum class Detail : uint8_t { kClassify, kLocation };
+
+  // Null with `error` when compiling finds a corrupt database.
+  static std::shared_ptr<const GeoResolver> Create(GeoDatabases databases,
+                                                   GeoFieldPaths paths,
+                                                   Mode mode,
+                                                   std::string* error);
   // Holds C pointers into its own path strings.
   GeoResolver(const GeoResolver&) = delete;
   GeoResolver& operator=(const GeoResolver&) = delete;
 
-  // Fills `geo`. Its string_views point into this resolver's databases and
-  // subdivision table and stay valid while the resolver lives.
-  // geo_prefix_length is the longest prefix length of the databases consulted
-  // (a miss reports its empty network's length too), in the address's family;
-  // -1 when none was. Returns false when a database lookup failed (counted as a
-  // geo failure; `geo` then holds what could be read). Never throws, never
+  // Fills `geo` (the location only for kLocation: it is read from the
+  // databases, as only geo-closest answers and explanations need it). Its
+  // string_views stay valid while the resolver lives. geo_prefix_length is
+  // the shortest prefix around the address over which everything filled
+  // stays the same as far as the databases tell; -1 when no database was
+  // consulted. Returns false when a database read failed (counted as a geo
+  // failure; `geo` then holds what could be read). Never throws, never
   // allocates.
-  bool Lookup(const IpAddress& ip, GeoInfo& geo) const;
+  bool Lookup(const IpAddress& ip, GeoInfo& geo, Detail detail) const;
 
   const GeoDatabases& databases() const { return databases_; }
   const GeoFieldPaths& paths() const { return paths_; }
+  // Null in kDirect mode.
+  const CompiledGeo* compiled() const { return compiled_.get(); }
 
  private:
-  // A field path as MMDB_aget_value wants it: null-terminated C strings
-  // pointing into paths_.
-  using CPath = std::vector<const char*>;
-  static CPath ToCPath(const std::vector<std::string>& path);
+  GeoResolver(GeoDatabases databases, GeoFieldPaths paths);
+
+  // Country, subdivision and ASN straight from the databases.
+  bool ReadDatabases(const IpAddress& ip, GeoInfo& geo) const;
+  // Adds the location.
+  bool Locate(const IpAddress& ip, GeoInfo& geo) const;
 
   // Looks `ip` up in `dbs` in order until one has a record; raises
   // `prefix_length` to each consulted database's length. Returns the database
@@ -62,7 +84,8 @@ class GeoResolver {
 
   GeoDatabases databases_;
   GeoFieldPaths paths_;
-  CPath country_, subdivision_, latitude_, longitude_, asn_;
+  CFieldPath country_, subdivision_, latitude_, longitude_, asn_;
+  std::unique_ptr<const CompiledGeo> compiled_;
 };
 
 }  // namespace ax::dns

@@ -61,8 +61,11 @@ std::shared_ptr<const GeoResolver> GeoStore::Build(const FileIds& ids,
         SubdivisionTable::LoadWithOverrides(config_.subdivisions_file, &error);
     if (!dbs.subdivisions) return nullptr;
   }
-  open_files_ = std::move(files);
-  return std::make_shared<const GeoResolver>(std::move(dbs), config_.fields);
+  std::shared_ptr<const GeoResolver> resolver =
+      GeoResolver::Create(std::move(dbs), config_.fields, config_.mode, &error);
+  // Only a good set may be reused: OpenFile trusts open_files_.
+  if (resolver) open_files_ = std::move(files);
+  return resolver;
 }
 
 GeoStore::Reload GeoStore::ReloadIfChanged(Clock::time_point now) {

@@ -26,6 +26,7 @@ struct GeoStoreConfig {
   std::vector<std::string> asn_files;
   std::string subdivisions_file;  // override rows; "" for the built-in table
   GeoFieldPaths fields;
+  GeoResolver::Mode mode = GeoResolver::Mode::kCompiled;
 };
 
 class GeoStore {

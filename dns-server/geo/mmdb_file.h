@@ -7,6 +7,7 @@
 #include <maxminddb.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,6 +24,16 @@ struct MmdbRecord {
   // set when nothing was found: the empty network's length.
   int prefix_length = -1;
   MMDB_entry_s entry{};
+};
+
+// One network of the search tree, as ForEachNetwork visits it. Keys are
+// IPv4 addresses, or the upper 64 bits of IPv6 ones: clients are classified
+// no finer than a /64.
+struct MmdbNetwork {
+  uint64_t key = 0;       // first address (IPv6: its upper half)
+  int prefix_length = 0;  // in the family: 0..32, or 0..64 for IPv6
+  bool deeper = false;    // IPv6: this /64 holds longer networks, unvisited
+  MmdbRecord record;      // found/entry; prefix_length as above
 };
 
 // Outcome of reading one value: kMissing covers a path absent from the record
@@ -56,6 +67,19 @@ class MmdbFile {
   // exists.
   bool Lookup(const IpAddress& ip, MmdbRecord& record) const;
 
+  // Visits every network of `family` in address order, empty ones included,
+  // so that the keys partition the family's space; stops early when `visit`
+  // returns false. False with `error` on a broken or abusively aliased tree.
+  // Not for IPv6 on an IPv4 database.
+  bool ForEachNetwork(IpFamily family,
+                      const std::function<bool(const MmdbNetwork&)>& visit,
+                      std::string* error) const;
+
+  // Drops this process's mapping of the file's pages (they stay in the page
+  // cache): after compiling, lookups touch few of them again, so they should
+  // not count as resident memory. Contents are unaffected.
+  void ReleasePages() const;
+
   // `path` is a null-terminated array of map keys and array indices, as
   // MMDB_aget_value takes it. Strings are views into the mapped file, valid
   // while this MmdbFile lives.
@@ -74,6 +98,7 @@ class MmdbFile {
                 MMDB_entry_data_s& data) const;
   // Post-open checks libmaxminddb does not make; returns "" when sane.
   std::string Validate() const;
+  class Walker;
 
   std::string path_;
   MMDB_s mmdb_{};

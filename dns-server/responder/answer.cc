@@ -96,8 +96,12 @@ AnswerOutcome AnswerDomain(const AnswerContext& ctx, const Question& q,
         return Negative(w, ctx.state, zone, kRcodeNoError);
   }
   GeoInfo geo;
-  if (ctx.geo && !ctx.geo->Lookup(ctx.client.address, geo))
+  if (ctx.geo && !ctx.geo->Lookup(ctx.client.address, geo,
+                                  served.needs_location
+                                      ? GeoResolver::Detail::kLocation
+                                      : GeoResolver::Detail::kClassify)) {
     ctx.info.geo_failed = true;
+  }
   const Classification cls =
       ctx.state.classifier().Classify(ctx.client.address, geo);
   ctx.info.region = cls.region;

@@ -201,8 +201,9 @@ bool ServingState::AddDomain(uint32_t index, std::string* error) {
   served.one_route =
       std::all_of(d.routes.begin(), d.routes.end(),
                   [&](uint32_t r) { return r == d.routes.front(); });
-  served.subnet_strategy = d.strategy == Strategy::kConsistentHash ||
-                           d.strategy == Strategy::kGeoClosest;
+  served.needs_location = d.strategy == Strategy::kGeoClosest;
+  served.subnet_strategy =
+      d.strategy == Strategy::kConsistentHash || served.needs_location;
   if (d.grpc_service_config.empty()) return true;
   served.grpc_txt = GrpcTxtRdata(d.grpc_service_config);
   std::string txt_name;

@@ -63,6 +63,8 @@ struct ServedDomain {
   bool one_route = false;
   // ConsistentHash or GeoClosest: the pick depends on the client subnet itself.
   bool subnet_strategy = false;
+  // GeoClosest: the pick needs the client's location.
+  bool needs_location = false;
 };
 
 // What exists at one name inside a served zone. A name with none of these set

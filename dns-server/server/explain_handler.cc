@@ -103,7 +103,8 @@ JsonReply ExplainQuery(const QueryParams& params, const ServingState* state,
       subnet ? EdnsWith(*subnet) : EdnsQuery{}, caps.ecs_max_v4,
       caps.ecs_max_v6);
   GeoInfo info;
-  const bool geo_ok = !geo || geo->Lookup(client.address, info);
+  const bool geo_ok =
+      !geo || geo->Lookup(client.address, info, GeoResolver::Detail::kLocation);
   nlohmann::json out = Explain(state->snapshot(), state->classifier(),
                                {.name = *name,
                                 .client = client.address,

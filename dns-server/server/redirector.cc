@@ -91,7 +91,7 @@ RedirectReply DecideRedirect(const RedirectRequest& request,
     return {404, "", "'" + host + "' is not a served domain"};
   }
   GeoInfo info;
-  if (geo) geo->Lookup(request.client, info);
+  if (geo) geo->Lookup(request.client, info, GeoResolver::Detail::kLocation);
   const Classification cls = state->classifier().Classify(request.client, info);
   const ClientContext client{ClientCohort(request.client), info.has_location,
                              info.location};

@@ -33,7 +33,7 @@ void Install(const std::string& from, const std::string& to) {
 
 std::string_view CountryOf(const GeoStore& store, const char* ip) {
   GeoInfo geo;
-  store.Current()->Lookup(A(ip), geo);
+  store.Current()->Lookup(A(ip), geo, GeoResolver::Detail::kClassify);
   return geo.country;
 }
 
@@ -70,7 +70,7 @@ TEST_F(GeoStoreTest, SwapsValidReplacementKeepingUnchangedFilesOpen) {
   auto before = store_.Current();
   // A reader holding the old resolver keeps using it across the swap.
   GeoInfo held;
-  before->Lookup(A("1.0.0.1"), held);
+  before->Lookup(A("1.0.0.1"), held, GeoResolver::Detail::kClassify);
 
   Install(TestDb("dbip-city-ipv4.mmdb"), geo_);
   EXPECT_EQ(store_.ReloadIfChanged(T(20)), Reload::kReloaded);
@@ -146,7 +146,8 @@ TEST(GeoStoreFirstLoadTest, SubdivisionOverrideFileIsWatchedToo) {
                      .fields = GeoFieldPathsForSchema("dbip").value()});
   ASSERT_EQ(store.ReloadIfChanged(T(1)), Reload::kReloaded);
   GeoInfo geo_info;
-  store.Current()->Lookup(A("6.6.6.6"), geo_info);
+  store.Current()->Lookup(A("6.6.6.6"), geo_info,
+                          GeoResolver::Detail::kClassify);
   EXPECT_EQ(geo_info.subdivision, "US-XX");
 
   std::ofstream(table + ".new") << "this is not csv\n";

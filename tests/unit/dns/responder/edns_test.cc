@@ -382,7 +382,10 @@ TEST_F(EdnsTest, ScopeWithGeoDatabase) {
   auto city = MmdbFile::Open(
       std::string(AX_GEO_TEST_MMDB_DIR) + "/geoip2-city.mmdb", &error);
   ASSERT_NE(city, nullptr) << error;
-  GeoResolver geo(GeoDatabases{.geo = {city}}, GeoFieldPaths{});
+  const auto geo =
+      GeoResolver::Create(GeoDatabases{.geo = {city}}, GeoFieldPaths{},
+                          GeoResolver::Mode::kCompiled, &error);
+  ASSERT_NE(geo, nullptr) << error;
   const std::vector<ScopeRow> rows = {
       {"CN /24 network: region cn, scope of the database network",
        "www.example.test",
@@ -406,10 +409,10 @@ TEST_F(EdnsTest, ScopeWithGeoDatabase) {
        48},
   };
   CheckScopes(rows, [&](const Query& q, const std::string& source) {
-    return Ask(q, source, Transport::kUdp, &geo);
+    return Ask(q, source, Transport::kUdp, geo.get());
   });
   Ask(Q("www.example.test", Ecs("1.0.0.0", 24)), "198.51.100.7",
-      Transport::kUdp, &geo);
+      Transport::kUdp, geo.get());
   EXPECT_EQ(info_.region, ax::testing::RegionIndex(state_->snapshot(), "cn"));
   EXPECT_FALSE(info_.geo_failed);
 }
