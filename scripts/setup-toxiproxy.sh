@@ -41,16 +41,17 @@ fi
 echo "setup-toxiproxy: building toxiproxy $TOXIPROXY_VERSION with $("$GO" version)"
 # Built into a scratch GOBIN, then renamed into place: an interrupted build never
 # leaves a half-written binary that the check above would take as done.
+mkdir -p "$AX_CACHE"
 tmp="$(mktemp -d "$AX_CACHE/toxiproxy-build.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 # `go install` names the binaries after their folders (server, cli); the -X flag
 # makes /version report the release instead of "git".
 for cmd in server cli; do
-  if ! GOBIN="$tmp" GOFLAGS=-buildvcs=false "$GO" install -trimpath \
+  if ! GOBIN="$tmp" "$GO" install -trimpath \
     -ldflags "-s -w -X $MODULE.Version=$TOXIPROXY_VERSION" \
     "$MODULE/cmd/$cmd@$TOXIPROXY_VERSION"; then
     echo "setup-toxiproxy: error: go install $MODULE/cmd/$cmd@$TOXIPROXY_VERSION failed" \
-      "(is the Go module proxy reachable? GOPROXY=$("$GO" env GOPROXY))" >&2
+      "(go says why above; GOPROXY=$("$GO" env GOPROXY))" >&2
     exit 1
   fi
 done
