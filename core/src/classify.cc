@@ -49,7 +49,7 @@ const Classifier::RegionList* Classifier::FindAsn(uint32_t asn) const {
   return it == by_asn_.end() ? nullptr : &it->second;
 }
 
-std::pair<uint32_t, uint8_t> Classifier::MatchGeo(const GeoInfo& geo) const {
+Classifier::GeoMatch Classifier::MatchGeo(const GeoInfo& geo) const {
   enum { kSubdivision, kCountry, kAsn };
   // Only regions listing one of the client's keys can match. Merging the three
   // ascending lists visits each such region once, in region order, with which
@@ -92,8 +92,9 @@ std::pair<uint32_t, uint8_t> Classifier::MatchGeo(const GeoInfo& geo) const {
   return {best, best_score};
 }
 
-Classification Classifier::Classify(const IpAddress& client,
-                                    const GeoInfo& geo) const {
+template <typename GeoStep>
+Classification Classifier::ClassifyWith(const IpAddress& client,
+                                        GeoStep geo_step) const {
   using Step = Classification::Step;
   Classification out;
   const PrefixTable::Result cidr = cidrs_.Query(client);
@@ -107,16 +108,15 @@ Classification Classifier::Classify(const IpAddress& client,
     return out;
   }
   if (has_geo_regions_) {
-    const int geo_scope =
-        geo.geo_prefix_length < 0
-            ? client.BitLength()
-            : std::min(geo.geo_prefix_length, client.BitLength());
+    const auto [match, geo_prefix_length] = geo_step();
+    const int geo_scope = geo_prefix_length < 0
+                              ? client.BitLength()
+                              : std::min(geo_prefix_length, client.BitLength());
     out.scope_prefix_length = std::max(out.scope_prefix_length, geo_scope);
-    const auto [region, score] = MatchGeo(geo);
-    if (region != kNoIndex) {
-      out.region = region;
+    if (match.region != kNoIndex) {
+      out.region = match.region;
       out.step = Step::kGeo;
-      out.specificity = score;
+      out.specificity = match.specificity;
       return out;
     }
   }
@@ -125,6 +125,20 @@ Classification Classifier::Classify(const IpAddress& client,
     out.step = Step::kCatchAll;
   }
   return out;
+}
+
+Classification Classifier::Classify(const IpAddress& client,
+                                    const GeoInfo& geo) const {
+  return ClassifyWith(client, [&] {
+    return std::pair{MatchGeo(geo), geo.geo_prefix_length};
+  });
+}
+
+Classification Classifier::Classify(const IpAddress& client, GeoMatch match,
+                                    int geo_prefix_length) const {
+  return ClassifyWith(client, [&] {
+    return std::pair{match, geo_prefix_length};
+  });
 }
 
 std::string Describe(const Classification& c,

@@ -11,10 +11,11 @@
 namespace ax::dns {
 namespace {
 
-// Range values before the final join: no database record here, or an IPv6 /64
-// the tree splits further (answered from the databases at query time).
+// Range values before the final join: no database record here; kDeeper
+// marks an IPv6 /64 the tree splits further (answered from the databases at
+// query time).
 constexpr uint32_t kNoRecord = UINT32_MAX;
-constexpr uint32_t kDeeper = UINT32_MAX - 1;
+constexpr uint32_t kDeeper = FamilyTables::kDeeper;
 
 bool Usable(const MmdbFile& db, IpFamily family) {
   return family == IpFamily::kV4 || db.ip_version() == 6;
@@ -23,17 +24,6 @@ bool Usable(const MmdbFile& db, IpFamily family) {
 // The first database with a record wins (GeoResolver's lookup order).
 uint32_t Overlay(uint32_t first, uint32_t second) {
   return first == kNoRecord ? second : first;
-}
-
-uint32_t KeyV4(const IpAddress& ip) {
-  return uint32_t{ip.bytes[0]} << 24 | uint32_t{ip.bytes[1]} << 16 |
-         uint32_t{ip.bytes[2]} << 8 | ip.bytes[3];
-}
-
-uint64_t KeyV6(const IpAddress& ip) {
-  uint64_t key = 0;
-  for (int i = 0; i < 8; ++i) key = key << 8 | ip.bytes[i];
-  return key;
 }
 
 }  // namespace
@@ -107,6 +97,12 @@ class CompiledGeo::Builder {
             RangeList<Key>& out) {
     // Records are shared by many networks: decode each once.
     std::unordered_map<uint32_t, uint32_t> decoded;
+    // Walking reads every page of the file; queries touch few of them again
+    // (IPv6 /64s split further, locations), so drop them from our memory.
+    struct Release {
+      const MmdbFile& db;
+      ~Release() { db.ReleasePages(); }
+    } release{db};
     return db.ForEachNetwork(
         family,
         [&](const MmdbNetwork& network) {
@@ -201,38 +197,32 @@ std::unique_ptr<const CompiledGeo> CompiledGeo::Compile(
   if (!builder.Build(IpFamily::kV4, v4) || !builder.Build(IpFamily::kV6, v6)) {
     return nullptr;
   }
-  compiled->v4_ = RangeTable<uint32_t>(std::move(v4));
-  compiled->v6_ = RangeTable<uint64_t>(std::move(v6));
+  compiled->tables_.v4 = RangeTable<uint32_t>(v4);
+  compiled->tables_.v6 = RangeTable<uint64_t>(v6);
   compiled->values_.shrink_to_fit();
   return compiled;
 }
 
 bool CompiledGeo::Find(const IpAddress& ip, GeoInfo& geo) const {
-  uint32_t value = 0;
-  int prefix_length = 0;
-  if (ip.family == IpFamily::kV4) {
-    const auto hit = v4_.Find(KeyV4(ip));
-    value = hit.value;
-    prefix_length = hit.prefix_length;
-  } else {
-    const auto hit = v6_.Find(KeyV6(ip));
-    value = hit.value;
-    prefix_length = hit.prefix_length;
-  }
-  if (value == kDeeper) return false;
+  const FamilyTables::Hit hit = tables_.Find(ip);
+  if (hit.value == kDeeper) return false;
+  FillValue(hit.value, geo);
+  geo.geo_prefix_length = hit.prefix_length;
+  return true;
+}
+
+void CompiledGeo::FillValue(uint32_t value, GeoInfo& geo) const {
   const Value& v = values_[value];
   geo.country = v.country;
   geo.subdivision = v.subdivision;
   geo.asn = v.asn;
-  geo.geo_prefix_length = prefix_length;
-  return true;
 }
 
 CompiledGeo::Stats CompiledGeo::stats() const {
-  Stats s{.v4_ranges = v4_.size(),
-          .v6_ranges = v6_.size(),
+  Stats s{.v4_ranges = tables_.v4.size(),
+          .v6_ranges = tables_.v6.size(),
           .values = values_.size()};
-  s.bytes = v4_.MemoryBytes() + v6_.MemoryBytes() +
+  s.bytes = tables_.v4.MemoryBytes() + tables_.v6.MemoryBytes() +
             values_.capacity() * sizeof(Value);
   for (const std::string& text : strings_) s.bytes += text.capacity() + 32;
   return s;

@@ -19,8 +19,8 @@
 
 #include "ax/classify.h"
 #include "ax/ip.h"
+#include "geo/family_tables.h"
 #include "geo/geo_fields.h"
-#include "geo/range_table.h"
 
 namespace ax::dns {
 
@@ -48,6 +48,12 @@ class CompiledGeo {
 
   Stats stats() const;
 
+  // For deriving tables (FamilyTables::Project): values are indices below
+  // value_count(), or FamilyTables::kDeeper; FillValue copies one's fields.
+  const FamilyTables& tables() const { return tables_; }
+  size_t value_count() const { return values_.size(); }
+  void FillValue(uint32_t value, GeoInfo& geo) const;
+
  private:
   struct Value {
     std::string_view country;
@@ -58,8 +64,7 @@ class CompiledGeo {
 
   CompiledGeo() = default;
 
-  RangeTable<uint32_t> v4_;
-  RangeTable<uint64_t> v6_;
+  FamilyTables tables_;
   std::vector<Value> values_;
   // Owns the text behind values_' views (node-based: views stay valid).
   std::unordered_set<std::string> strings_;

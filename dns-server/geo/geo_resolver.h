@@ -65,6 +65,9 @@ class GeoResolver {
   const GeoFieldPaths& paths() const { return paths_; }
   // Null in kDirect mode.
   const CompiledGeo* compiled() const { return compiled_.get(); }
+  // Unique per resolver in this process (addresses can be reused): tables
+  // derived from this resolver's remember it.
+  uint64_t generation() const { return generation_; }
 
  private:
   GeoResolver(GeoDatabases databases, GeoFieldPaths paths);
@@ -86,6 +89,7 @@ class GeoResolver {
   GeoFieldPaths paths_;
   CFieldPath country_, subdivision_, latitude_, longitude_, asn_;
   std::unique_ptr<const CompiledGeo> compiled_;
+  uint64_t generation_;
 };
 
 }  // namespace ax::dns

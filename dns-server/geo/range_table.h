@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "geo/huge_page_buffer.h"
+
 namespace ax::dns {
 
 template <typename Key>
@@ -68,6 +70,7 @@ class RangeTable {
   static_assert(std::is_unsigned_v<Key>);
 
  public:
+  using KeyType = Key;
   static constexpr int kKeyBits = std::numeric_limits<Key>::digits;
 
   struct Hit {
@@ -79,46 +82,52 @@ class RangeTable {
 
   // `ranges` must be a partition (see RangeList); empty means one range of
   // value 0.
-  explicit RangeTable(RangeList<Key> ranges = {}) {
-    if (ranges.empty()) ranges.push_back({0, 0});
-    starts_.reserve(ranges.size());
-    values_.reserve(ranges.size());
-    for (const RangeStart<Key>& r : ranges) {
-      starts_.push_back(r.start);
-      values_.push_back(r.value);
+  explicit RangeTable(const RangeList<Key>& ranges = {}) {
+    const RangeList<Key> whole{{0, 0}};
+    const RangeList<Key>& list = ranges.empty() ? whole : ranges;
+    size_ = list.size();
+    // One buffer, in the order a lookup reads it: buckets, starts, values.
+    memory_ = HugePageBuffer(kBucketSlots * sizeof(uint32_t) +
+                             size_ * (sizeof(Key) + sizeof(uint32_t)));
+    buckets_ = static_cast<uint32_t*>(memory_.data());
+    starts_ = reinterpret_cast<Key*>(buckets_ + kBucketSlots);
+    values_ = reinterpret_cast<uint32_t*>(starts_ + size_);
+    for (size_t i = 0; i < size_; ++i) {
+      starts_[i] = list[i].start;
+      values_[i] = list[i].value;
     }
     // buckets_[b]: the range holding bucket b's first key; the extra last
     // entry closes the final bucket.
-    buckets_.resize(kBuckets + 1);
     size_t range = 0;
     for (size_t b = 0; b < kBuckets; ++b) {
       const Key first = static_cast<Key>(static_cast<Key>(b) << kShift);
-      while (range + 1 < starts_.size() && starts_[range + 1] <= first) ++range;
+      while (range + 1 < size_ && starts_[range + 1] <= first) ++range;
       buckets_[b] = static_cast<uint32_t>(range);
     }
-    buckets_[kBuckets] = static_cast<uint32_t>(starts_.size() - 1);
+    buckets_[kBuckets] = static_cast<uint32_t>(size_ - 1);
   }
 
   Hit Find(Key key) const {
     const size_t bucket = static_cast<size_t>(key >> kShift);
     // The key's range lies between the ranges holding this bucket's first key
     // and the next bucket's first key.
-    const auto begin = starts_.begin() + buckets_[bucket];
-    const auto end = starts_.begin() + buckets_[bucket + 1] + 1;
+    const Key* begin = starts_ + buckets_[bucket];
+    const Key* end = starts_ + buckets_[bucket + 1] + 1;
     const size_t i = static_cast<size_t>(std::upper_bound(begin + 1, end, key) -
-                                         starts_.begin() - 1);
-    const Key last = i + 1 < starts_.size()
-                         ? static_cast<Key>(starts_[i + 1] - 1)
-                         : std::numeric_limits<Key>::max();
+                                         starts_ - 1);
+    const Key last = i + 1 < size_ ? static_cast<Key>(starts_[i + 1] - 1)
+                                   : std::numeric_limits<Key>::max();
     return {values_[i], ScopeWithin(key, starts_[i], last)};
   }
 
-  size_t size() const { return starts_.size(); }
-  size_t MemoryBytes() const {
-    return starts_.capacity() * sizeof(Key) +
-           values_.capacity() * sizeof(uint32_t) +
-           buckets_.capacity() * sizeof(uint32_t);
+  // Calls fn(start, value) for every range in order.
+  template <typename Fn>
+  void ForEach(Fn fn) const {
+    for (size_t i = 0; i < size_; ++i) fn(starts_[i], values_[i]);
   }
+
+  size_t size() const { return size_; }
+  size_t MemoryBytes() const { return memory_.size(); }
 
   // The shortest prefix length p whose aligned block around `key` stays
   // within [first, last] (first <= key <= last).
@@ -138,14 +147,18 @@ class RangeTable {
   static constexpr int kIndexBits = 18;
   static constexpr int kShift = kKeyBits - kIndexBits;
   static constexpr size_t kBuckets = size_t{1} << kIndexBits;
+  // One closing entry, plus one so that the starts after them are aligned.
+  static constexpr size_t kBucketSlots = kBuckets + 2;
 
   static int CommonBits(Key a, Key b) {
     return std::countl_zero(static_cast<Key>(a ^ b));
   }
 
-  std::vector<Key> starts_;
-  std::vector<uint32_t> values_;
-  std::vector<uint32_t> buckets_;
+  HugePageBuffer memory_;
+  size_t size_ = 0;
+  uint32_t* buckets_ = nullptr;  // kBuckets + 1 entries
+  Key* starts_ = nullptr;        // size_ entries, then as many values_
+  uint32_t* values_ = nullptr;
 };
 
 }  // namespace ax::dns

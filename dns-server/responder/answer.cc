@@ -6,6 +6,7 @@
 
 #include "ax/decide.h"
 #include "geo/geo_resolver.h"
+#include "responder/geo_regions.h"
 
 namespace ax::dns {
 namespace {
@@ -65,6 +66,35 @@ void AddAnswerAddresses(MessageWriter& w, const Question& q, const Snapshot& s,
   }
 }
 
+// The client's region. The snapshot's region map answers alone unless the
+// pick needs the client's location or the databases must be read (an IPv6 /64
+// they split further); `geo` is filled only when they were.
+Classification ClassifyClient(const AnswerContext& ctx,
+                              const ServedDomain& served, GeoInfo& geo) {
+  const Classifier& classifier = ctx.state.classifier();
+  const GeoResolver* resolver = ctx.geo.resolver;
+  if (resolver == nullptr) return classifier.Classify(ctx.client.address, geo);
+  if (!served.needs_location) {
+    // Geo would go unused.
+    if (!classifier.has_geo_regions()) {
+      return classifier.Classify(ctx.client.address, geo);
+    }
+    Classification cls;
+    if (ctx.geo.regions != nullptr &&
+        ctx.geo.regions->generation() == resolver->generation() &&
+        ctx.geo.regions->Classify(classifier, ctx.client.address, cls)) {
+      return cls;
+    }
+  }
+  if (!resolver->Lookup(ctx.client.address, geo,
+                        served.needs_location
+                            ? GeoResolver::Detail::kLocation
+                            : GeoResolver::Detail::kClassify)) {
+    ctx.info.geo_failed = true;
+  }
+  return classifier.Classify(ctx.client.address, geo);
+}
+
 // A GSLB name. Only address records (or the fallback CNAME, which stands for
 // every type, RFC 1034 §3.6.2) live here; ANY gets one address RRset (RFC 8482
 // §4.1).
@@ -96,14 +126,7 @@ AnswerOutcome AnswerDomain(const AnswerContext& ctx, const Question& q,
         return Negative(w, ctx.state, zone, kRcodeNoError);
   }
   GeoInfo geo;
-  if (ctx.geo && !ctx.geo->Lookup(ctx.client.address, geo,
-                                  served.needs_location
-                                      ? GeoResolver::Detail::kLocation
-                                      : GeoResolver::Detail::kClassify)) {
-    ctx.info.geo_failed = true;
-  }
-  const Classification cls =
-      ctx.state.classifier().Classify(ctx.client.address, geo);
+  const Classification cls = ClassifyClient(ctx, served, geo);
   ctx.info.region = cls.region;
   const ClientContext client{ClientCohort(ctx.client.address), geo.has_location,
                              geo.location};

@@ -19,7 +19,7 @@ namespace ax::dns {
 
 struct AnswerContext {
   const ServingState& state;
-  const GeoResolver* geo;  // may be null
+  GeoRefs geo;
   const ClientAddress& client;
   int64_t now_ms;
   Rng& rng;

@@ -37,7 +37,7 @@ Responder::Responder(ResponderOptions options, uint64_t rng_seed,
                      RateLimiter* rrl)
     : options_(std::move(options)), rng_(rng_seed), rrl_(rrl) {}
 
-size_t Responder::Respond(const ServingState* state, const GeoResolver* geo,
+size_t Responder::Respond(const ServingState* state, GeoRefs geo,
                           const QueryMeta& meta, std::span<const uint8_t> query,
                           std::span<uint8_t> out, ResponseInfo* info_out) {
   ResponseInfo scratch;

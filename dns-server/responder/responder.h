@@ -19,7 +19,19 @@
 
 namespace ax::dns {
 
-class GeoResolver;  // geo/geo_resolver.h
+class GeoResolver;   // geo/geo_resolver.h
+class GeoRegionMap;  // responder/geo_regions.h
+
+// What a query classifies with: the geo resolver (null: no geo database) and
+// the serving state's region map, used only when built from that resolver.
+struct GeoRefs {
+  // Implicit: most callers have only a resolver, or nullptr.
+  GeoRefs(const GeoResolver* resolver_in = nullptr,  // NOLINT
+          const GeoRegionMap* regions_in = nullptr)
+      : resolver(resolver_in), regions(regions_in) {}
+  const GeoResolver* resolver;
+  const GeoRegionMap* regions;
+};
 class RateLimiter;  // responder/rrl.h
 
 enum class Transport : uint8_t { kUdp, kTcp };
@@ -69,11 +81,11 @@ class Responder {
 
   // Writes the response into `out` and returns its size; 0 means send nothing.
   // `state` may be null (nothing loaded yet): every query gets SERVFAIL.
-  // `geo` may be null (no geo database): classification uses CIDRs and
-  // catch-all only.
-  size_t Respond(const ServingState* state, const GeoResolver* geo,
-                 const QueryMeta& meta, std::span<const uint8_t> query,
-                 std::span<uint8_t> out, ResponseInfo* info = nullptr);
+  // `geo.resolver` may be null (no geo database): classification uses CIDRs
+  // and catch-all only.
+  size_t Respond(const ServingState* state, GeoRefs geo, const QueryMeta& meta,
+                 std::span<const uint8_t> query, std::span<uint8_t> out,
+                 ResponseInfo* info = nullptr);
 
  private:
   ResponderOptions options_;

@@ -1,10 +1,12 @@
 // ServingState: validates a snapshot + zone settings into an immutable index of
-// pre-encoded names, so that the query path only hashes and compares octets.
+// pre-encoded names, so that the query path only hashes and compares octets;
+// plus the geo region map attached later (the one mutable, atomic part).
 #include "responder/serving_state.h"
 
 #include <algorithm>
 #include <optional>
 
+#include "geo/geo_resolver.h"
 #include "wire/name.h"
 
 namespace ax::dns {
@@ -238,6 +240,14 @@ uint32_t ServingState::FindZone(std::string_view name) const {
 const ServedName* ServingState::FindName(std::string_view name) const {
   auto it = names_.find(name);
   return it == names_.end() ? nullptr : &it->second;
+}
+
+void ServingState::AttachGeo(const GeoResolver& geo) const {
+  const std::shared_ptr<const GeoRegionMap> current = geo_regions();
+  if (current && current->generation() == geo.generation()) return;
+  std::shared_ptr<const GeoRegionMap> map =
+      GeoRegionMap::Build(classifier_, geo);
+  if (map) geo_regions_.store(std::move(map), std::memory_order_release);
 }
 
 }  // namespace ax::dns

@@ -5,6 +5,7 @@
 // to the side and swaps it in. No packet handling here.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "ax/classify.h"
 #include "ax/ip.h"
 #include "ax/snapshot.h"
+#include "responder/geo_regions.h"
 
 namespace ax::dns {
 
@@ -107,6 +109,16 @@ class ServingState {
   // SOA SERIAL: the snapshot version modulo 2^32 (RFC 1982 arithmetic).
   uint32_t serial() const { return static_cast<uint32_t>(snapshot_->version); }
 
+  // Compiles this snapshot's geo step over `geo` (GeoRegionMap) unless that
+  // is already done for this resolver; tens of milliseconds with dbip, so
+  // called by loaders and housekeeping, never by queries. Thread-safe.
+  void AttachGeo(const GeoResolver& geo) const;
+  // The latest attached map (null before any): take it once per batch with
+  // the state and check its generation against the resolver in use.
+  std::shared_ptr<const GeoRegionMap> geo_regions() const {
+    return geo_regions_.load(std::memory_order_acquire);
+  }
+
  private:
   struct KeyHash {
     using is_transparent = void;
@@ -128,6 +140,7 @@ class ServingState {
 
   std::shared_ptr<const Snapshot> snapshot_;
   Classifier classifier_;
+  mutable std::atomic<std::shared_ptr<const GeoRegionMap>> geo_regions_;
   std::vector<ServedZone> zones_;
   std::vector<ServedDomain> domains_;
   NameMap<uint32_t> zone_index_;

@@ -27,11 +27,16 @@ struct QueryContext {
 struct QueryRefs {
   std::shared_ptr<const ServingState> state;
   std::shared_ptr<const GeoResolver> geo;
+  std::shared_ptr<const GeoRegionMap> geo_regions;  // the state's, if any
 
   static QueryRefs Take(const QueryContext& context) {
-    return {context.store->Current(),
-            context.geo ? context.geo->Current() : nullptr};
+    QueryRefs refs{context.store->Current(),
+                   context.geo ? context.geo->Current() : nullptr, nullptr};
+    if (refs.state && refs.geo) refs.geo_regions = refs.state->geo_regions();
+    return refs;
   }
+
+  GeoRefs geo_refs() const { return {geo.get(), geo_regions.get()}; }
 };
 
 }  // namespace ax::dns

@@ -1,8 +1,9 @@
-// Wiring and lifecycle: start order is store source -> geo -> UDP -> TCP (on
+// Wiring and lifecycle: start order is geo -> store source -> UDP -> TCP (on
 // the ports UDP resolved) -> decision log -> HTTP -> redirector ->
 // housekeeping; stop runs the reverse.
 #include "server/service.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "server/log.h"
@@ -16,6 +17,9 @@ Service::Service(ServerConfig config)
 Service::~Service() { Stop(); }
 
 bool Service::Start(std::string* error) {
+  // Geo first: every snapshot state gets the geo tables attached before it is
+  // served.
+  if (!StartGeo(error)) return false;
   std::string source_error;
   if (!config_.standalone_dir.empty()) {
     standalone_ = std::make_unique<StandaloneSource>(
@@ -34,7 +38,6 @@ bool Service::Start(std::string* error) {
           {{"file", config_.snapshot_file}, {"error", source_error}});
     }
   }
-  if (!StartGeo(error)) return false;
   if (config_.rrl) {
     rrl_ = std::make_unique<RateLimiter>(
         RrlOptions{.enabled = true,
@@ -52,24 +55,7 @@ bool Service::Start(std::string* error) {
                        ResponderOptions{.identity = config_.identity,
                                         .edns_udp_size = config_.edns_udp_size},
                        telemetry_.get()};
-  const int cores = static_cast<int>(std::thread::hardware_concurrency());
-  udp_ = std::make_unique<UdpServer>(
-      UdpOptions{
-          .listen = config_.listen,
-          .workers = config_.workers > 0 ? config_.workers : std::max(1, cores),
-          .batch = config_.udp_batch,
-          .rcvbuf = config_.udp_rcvbuf},
-      context);
-  if (!udp_->Start(error)) return false;
-  // TCP joins the UDP ports, so port 0 gives one port for both protocols.
-  tcp_ = std::make_unique<TcpServer>(
-      TcpOptions{.listen = udp_->bound(),
-                 .threads = config_.tcp_threads,
-                 .idle_timeout = config_.tcp_idle_timeout,
-                 .message_timeout = config_.tcp_message_timeout,
-                 .max_connections = config_.tcp_max_connections},
-      context);
-  if (!tcp_->Start(error)) return false;
+  if (!StartDns(context, error)) return false;
 
   // Every worker has its decision-log ring by now.
   if (decision_log_ && !decision_log_->Start(error)) return false;
@@ -114,9 +100,58 @@ bool Service::StartGeo(std::string* error) {
     *error = "geo databases: " + geo_->status().last_error;
     return false;
   }
+  store_.SetPrepare([this](const ServingState& state) { AttachGeo(state); });
   Log(LogLevel::kInfo, "geo databases loaded",
-      {{"geo", config_.geo_db}, {"asn", config_.asn_db}});
+      {{"geo", config_.geo_db},
+       {"asn", config_.asn_db},
+       {"tables", GeoTableFields(*geo_->Current())}});
   return true;
+}
+
+bool Service::StartDns(const QueryContext& context, std::string* error) {
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const UdpOptions udp_options{
+      .listen = config_.listen,
+      .workers = config_.workers > 0 ? config_.workers : std::max(1, cores),
+      .batch = config_.udp_batch,
+      .rcvbuf = config_.udp_rcvbuf};
+  const bool any_port =
+      std::any_of(config_.listen.begin(), config_.listen.end(),
+                  [](const Endpoint& e) { return e.port == 0; });
+  // TCP joins the UDP ports, so port 0 gives one port for both protocols;
+  // but the number UDP got may be taken for TCP: then try fresh ports.
+  constexpr int kAttempts = 5;
+  for (int attempt = 1;; ++attempt) {
+    udp_ = std::make_unique<UdpServer>(udp_options, context);
+    if (!udp_->Start(error)) return false;
+    tcp_ = std::make_unique<TcpServer>(
+        TcpOptions{.listen = udp_->bound(),
+                   .threads = config_.tcp_threads,
+                   .idle_timeout = config_.tcp_idle_timeout,
+                   .message_timeout = config_.tcp_message_timeout,
+                   .max_connections = config_.tcp_max_connections},
+        context);
+    if (tcp_->Start(error)) return true;
+    if (!any_port || attempt == kAttempts) return false;
+    tcp_.reset();
+    udp_->Stop();
+    udp_.reset();
+  }
+}
+
+void Service::AttachGeo(const ServingState& state) const {
+  if (const std::shared_ptr<const GeoResolver> geo = geo_->Current()) {
+    state.AttachGeo(*geo);
+  }
+}
+
+nlohmann::json Service::GeoTableFields(const GeoResolver& geo) {
+  if (geo.compiled() == nullptr) return nlohmann::json::object();
+  const CompiledGeo::Stats stats = geo.compiled()->stats();
+  return {{"ranges_v4", stats.v4_ranges},
+          {"ranges_v6", stats.v6_ranges},
+          {"values", stats.values},
+          {"table_bytes", stats.bytes}};
 }
 
 void Service::Housekeeping() {
@@ -131,8 +166,12 @@ void Service::Housekeeping() {
       continue;
     }
     const GeoStore::Reload r = geo_->ReloadIfChanged(GeoStore::Clock::now());
+    // After a geo reload or a rollback the served state may lack tables for
+    // the current resolver; until attached, queries classify the slow way.
+    if (const auto state = store_.Current()) AttachGeo(*state);
     if (r == GeoStore::Reload::kReloaded) {
-      Log(LogLevel::kInfo, "geo databases reloaded", {});
+      Log(LogLevel::kInfo, "geo databases reloaded",
+          {{"tables", GeoTableFields(*geo_->Current())}});
     } else if (r == GeoStore::Reload::kFailed) {
       Log(LogLevel::kError, "geo reload failed, keeping the last good one",
           {{"error", geo_->status().last_error}});

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
@@ -52,6 +53,13 @@ class Service {
  private:
   bool StartGeo(std::string* error);
   void Housekeeping();
+  // UDP then TCP on the ports UDP bound, retried when port 0 gave UDP a
+  // number TCP cannot have.
+  bool StartDns(const QueryContext& context, std::string* error);
+  // Compiles the state's geo step over the current resolver (geo_ set).
+  void AttachGeo(const ServingState& state) const;
+  // Sizes of the compiled geo tables, for the load and reload log lines.
+  static nlohmann::json GeoTableFields(const GeoResolver& geo);
 
   const ServerConfig config_;
   SnapshotStore store_;

@@ -73,6 +73,7 @@ LoadOutcome SnapshotStore::Publish(
   std::shared_ptr<const ServingState> state =
       ServingState::Make(snapshot, zones_, &make_error);
   if (!state) return Reject(std::string(source) + ": " + make_error, error);
+  if (prepare_) prepare_(*state);
 
   std::unique_lock lock(mu_);
   if (version <= high_water_) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -47,6 +48,12 @@ enum class LoadOutcome : uint8_t {
 class SnapshotStore {
  public:
   explicit SnapshotStore(std::vector<ZoneConfig> zones, size_t history = 5);
+
+  // Runs on every newly built state before it is served, on the loading
+  // thread (e.g. to attach compiled geo tables). Set before the first load.
+  void SetPrepare(std::function<void(const ServingState&)> prepare) {
+    prepare_ = std::move(prepare);
+  }
 
   // What readers serve from; null until the first successful load.
   std::shared_ptr<const ServingState> Current() const {
@@ -89,6 +96,7 @@ class SnapshotStore {
 
   const std::vector<ZoneConfig> zones_;
   const size_t max_history_;
+  std::function<void(const ServingState&)> prepare_;
   std::atomic<std::shared_ptr<const ServingState>> current_;
 
   mutable std::mutex mu_;

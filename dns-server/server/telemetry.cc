@@ -11,14 +11,14 @@ size_t QueryObserver::Respond(Responder& responder, const QueryRefs& refs,
                               std::span<const uint8_t> query,
                               std::span<uint8_t> out) {
   if (until_timed_-- != 0) {
-    const size_t size = responder.Respond(refs.state.get(), refs.geo.get(),
+    const size_t size = responder.Respond(refs.state.get(), refs.geo_refs(),
                                           meta, query, out, &info_);
     Count(refs, meta);
     return size;
   }
   until_timed_ = kTimedEvery - 1;
   const auto start = std::chrono::steady_clock::now();
-  const size_t size = responder.Respond(refs.state.get(), refs.geo.get(), meta,
+  const size_t size = responder.Respond(refs.state.get(), refs.geo_refs(), meta,
                                         query, out, &info_);
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                       std::chrono::steady_clock::now() - start)

@@ -82,6 +82,25 @@ class Classifier {
   // the source was too short (RFC 7871 §7.2.1).
   Classification Classify(const IpAddress& client, const GeoInfo& geo) const;
 
+  // The geo step's verdict: the best region whose criteria all match `geo`
+  // and its specificity (kGeo* sum); kNoIndex and 0 when none matches.
+  struct GeoMatch {
+    uint32_t region = kNoIndex;
+    uint8_t specificity = 0;
+    bool operator==(const GeoMatch&) const = default;
+  };
+  GeoMatch MatchGeo(const GeoInfo& geo) const;
+
+  // Classify with the geo step decided beforehand (a table compiled from
+  // MatchGeo over every database value): `match` holds across the client's
+  // block of `geo_prefix_length`. Same result as Classify given the GeoInfo
+  // the match came from, with that prefix length.
+  Classification Classify(const IpAddress& client, GeoMatch match,
+                          int geo_prefix_length) const;
+
+  // False: no region has geo or ASN criteria, classification never needs geo.
+  bool has_geo_regions() const { return has_geo_regions_; }
+
  private:
   // Lets the string-keyed maps be probed with a string_view without building a
   // string (C++20 heterogeneous lookup needs both a transparent hash and
@@ -102,9 +121,10 @@ class Classifier {
 
   static const RegionList* Find(const StringIndex& index, std::string_view key);
   const RegionList* FindAsn(uint32_t asn) const;
-  // The best geo-step region and its specificity; kNoIndex and 0 when none
-  // matches.
-  std::pair<uint32_t, uint8_t> MatchGeo(const GeoInfo& geo) const;
+  // Classify with the geo step deferred to `geo_step`() -> {GeoMatch, geo
+  // prefix length}, called only when the CIDR step did not decide.
+  template <typename GeoStep>
+  Classification ClassifyWith(const IpAddress& client, GeoStep geo_step) const;
 
   PrefixTable cidrs_;
   StringIndex by_subdivision_;

@@ -46,8 +46,7 @@ Query Q(const std::string& name, Bytes options = {}, uint16_t qtype = kTypeA) {
 class EdnsTest : public ::testing::Test {
  protected:
   Bytes Ask(const Query& q, const std::string& source = "198.51.100.7",
-            Transport transport = Transport::kUdp,
-            const GeoResolver* geo = nullptr,
+            Transport transport = Transport::kUdp, GeoRefs geo = {},
             const ServingState* state = nullptr) {
     Bytes out(65535);
     const QueryMeta meta{*ParseIp(source), transport, kNow};
@@ -377,6 +376,9 @@ TEST_F(EdnsTest, CatchAllOnlyWorldScopeZero) {
 }
 
 #ifdef AX_GEO_TEST_MMDB_DIR
+// Classified by a geo lookup (no region map, or one built from another
+// resolver) the scope is the database network's; with the state's region map
+// it is the widest block mapping to the same region.
 TEST_F(EdnsTest, ScopeWithGeoDatabase) {
   std::string error;
   auto city = MmdbFile::Open(
@@ -385,36 +387,62 @@ TEST_F(EdnsTest, ScopeWithGeoDatabase) {
   const auto geo =
       GeoResolver::Create(GeoDatabases{.geo = {city}}, GeoFieldPaths{},
                           GeoResolver::Mode::kCompiled, &error);
-  ASSERT_NE(geo, nullptr) << error;
-  const std::vector<ScopeRow> rows = {
-      {"CN /24 network: region cn, scope of the database network",
-       "www.example.test",
-       Ecs("1.0.0.0", 24),
-       {"10.2.0.1"},
-       24},
-      {"US /16 network: catch-all, scope /16",
-       "www.example.test",
-       Ecs("2.0.5.0", 24),
-       {"10.3.0.1"},
-       16},
-      {"CIDR beats geo",
-       "www.example.test",
-       Ecs("203.0.113.0", 24),
-       {"10.1.0.1", "10.1.0.2"},
-       24},
-      {"CN over IPv6 /48",
-       "www.example.test",
-       Ecs("2001:db8:1::", 48),
-       {"10.2.0.1"},
-       48},
-  };
-  CheckScopes(rows, [&](const Query& q, const std::string& source) {
-    return Ask(q, source, Transport::kUdp, geo.get());
-  });
-  Ask(Q("www.example.test", Ecs("1.0.0.0", 24)), "198.51.100.7",
-      Transport::kUdp, geo.get());
-  EXPECT_EQ(info_.region, ax::testing::RegionIndex(state_->snapshot(), "cn"));
-  EXPECT_FALSE(info_.geo_failed);
+  const auto other =
+      GeoResolver::Create(GeoDatabases{.geo = {city}}, GeoFieldPaths{},
+                          GeoResolver::Mode::kCompiled, &error);
+  ASSERT_TRUE(geo && other) << error;
+  state_->AttachGeo(*other);
+  const auto stale_map = state_->geo_regions();
+  state_->AttachGeo(*geo);
+  const auto map = state_->geo_regions();
+  ASSERT_TRUE(map && stale_map);
+  EXPECT_EQ(map->generation(), geo->generation());
+  state_->AttachGeo(*geo);  // already attached: kept
+  EXPECT_EQ(state_->geo_regions(), map);
+
+  for (const GeoRegionMap* regions : {static_cast<const GeoRegionMap*>(nullptr),
+                                      stale_map.get(), map.get()}) {
+    const bool by_map = regions == map.get();
+    SCOPED_TRACE(by_map ? "region map" : "geo lookup");
+    const std::vector<ScopeRow> rows = {
+        {"CN /24 network: region cn, alone in its block",
+         "www.example.test",
+         Ecs("1.0.0.0", 24),
+         {"10.2.0.1"},
+         24},
+        // Direct: the database's US /16. Map: 1.0.1.0 up is all catch-all,
+        // the CIDR table splits at /1: 2.0.0.0/7.
+        {"US network: catch-all",
+         "www.example.test",
+         Ecs("2.0.5.0", 24),
+         {"10.3.0.1"},
+         by_map ? 7 : 16},
+        {"CIDR beats geo",
+         "www.example.test",
+         Ecs("203.0.113.0", 24),
+         {"10.1.0.1", "10.1.0.2"},
+         24},
+        {"CN over IPv6 /48",
+         "www.example.test",
+         Ecs("2001:db8:1::", 48),
+         {"10.2.0.1"},
+         48},
+        // A /120 splits this /64: read from the database either way. We
+        // classify the source cut to /56, so the answer holds for that /56.
+        {"CN /120 inside an IPv6 /64",
+         "www.example.test",
+         Ecs("2001:db8:3::", 120),
+         {"10.2.0.1"},
+         56},
+    };
+    CheckScopes(rows, [&](const Query& q, const std::string& source) {
+      return Ask(q, source, Transport::kUdp, GeoRefs(geo.get(), regions));
+    });
+    Ask(Q("www.example.test", Ecs("1.0.0.0", 24)), "198.51.100.7",
+        Transport::kUdp, GeoRefs(geo.get(), regions));
+    EXPECT_EQ(info_.region, ax::testing::RegionIndex(state_->snapshot(), "cn"));
+    EXPECT_FALSE(info_.geo_failed);
+  }
 }
 #endif
 

@@ -1,0 +1,36 @@
+// GeoRegionMap: projection of the compiled geo tables through MatchGeo.
+#include "responder/geo_regions.h"
+
+#include "geo/geo_resolver.h"
+
+namespace ax::dns {
+
+std::shared_ptr<const GeoRegionMap> GeoRegionMap::Build(
+    const Classifier& classifier, const GeoResolver& geo) {
+  const CompiledGeo* compiled = geo.compiled();
+  if (compiled == nullptr) return nullptr;
+  FamilyTables tables =
+      compiled->tables().Project(compiled->value_count(), [&](uint32_t value) {
+        GeoInfo info;
+        compiled->FillValue(value, info);
+        return Pack(classifier.MatchGeo(info));
+      });
+  return std::shared_ptr<const GeoRegionMap>(
+      new GeoRegionMap(std::move(tables), geo.generation()));
+}
+
+bool GeoRegionMap::Classify(const Classifier& classifier,
+                            const IpAddress& client,
+                            Classification& out) const {
+  const FamilyTables::Hit hit = tables_.Find(client);
+  if (hit.value == FamilyTables::kDeeper) return false;
+  Classifier::GeoMatch match;
+  if (hit.value != kNoMatch) {
+    match.region = hit.value >> 8;
+    match.specificity = static_cast<uint8_t>(hit.value & 0xff);
+  }
+  out = classifier.Classify(client, match, hit.prefix_length);
+  return true;
+}
+
+}  // namespace ax::dns

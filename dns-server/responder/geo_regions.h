@@ -1,0 +1,50 @@
+// GeoRegionMap: one snapshot's geo step compiled over one resolver's tables —
+// every distinct database value run through Classifier::MatchGeo once, the
+// ranges re-merged by region. A query then needs one range lookup and no
+// string hashing to classify, and its ECS scope is the widest block that maps
+// to the same region (fewer cache entries in resolvers), as gdnsd does at
+// config load. Built off the query path (ServingState::AttachGeo).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "ax/classify.h"
+#include "geo/family_tables.h"
+
+namespace ax::dns {
+
+class GeoResolver;
+
+class GeoRegionMap {
+ public:
+  // Null when `geo` was not compiled (GeoResolver::Mode::kDirect).
+  static std::shared_ptr<const GeoRegionMap> Build(const Classifier& classifier,
+                                                   const GeoResolver& geo);
+
+  // The resolver this map was built from.
+  uint64_t generation() const { return generation_; }
+  size_t ranges() const { return tables_.v4.size() + tables_.v6.size(); }
+
+  // Classifies `client` like classifier.Classify(client, geo info) would,
+  // with the scope of its region block. False where the databases split an
+  // IPv6 /64 further: classify from a GeoResolver lookup instead. Never
+  // allocates.
+  bool Classify(const Classifier& classifier, const IpAddress& client,
+                Classification& out) const;
+
+ private:
+  GeoRegionMap(FamilyTables tables, uint64_t generation)
+      : tables_(std::move(tables)), generation_(generation) {}
+
+  static uint32_t Pack(Classifier::GeoMatch match) {
+    return match.region == kNoIndex ? kNoMatch
+                                    : match.region << 8 | match.specificity;
+  }
+
+  static constexpr uint32_t kNoMatch = UINT32_MAX;
+  FamilyTables tables_;
+  uint64_t generation_;
+};
+
+}  // namespace ax::dns
