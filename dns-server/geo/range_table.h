@@ -86,11 +86,19 @@ class RangeTable {
     const RangeList<Key> whole{{0, 0}};
     const RangeList<Key>& list = ranges.empty() ? whole : ranges;
     size_ = list.size();
-    // One buffer, in the order a lookup reads it: buckets, starts, values.
-    memory_ = HugePageBuffer(kBucketSlots * sizeof(uint32_t) +
+    // About one range per bucket: an index much larger than the ranges would
+    // only add cache misses.
+    const int index_bits = std::clamp(static_cast<int>(std::bit_width(size_)),
+                                      kMinIndexBits, kMaxIndexBits);
+    shift_ = kKeyBits - index_bits;
+    const size_t buckets = size_t{1} << index_bits;
+    // One buffer, in the order a lookup reads it: buckets (plus a closing
+    // entry, plus one to align the starts), starts, values.
+    const size_t bucket_slots = buckets + 2;
+    memory_ = HugePageBuffer(bucket_slots * sizeof(uint32_t) +
                              size_ * (sizeof(Key) + sizeof(uint32_t)));
     buckets_ = static_cast<uint32_t*>(memory_.data());
-    starts_ = reinterpret_cast<Key*>(buckets_ + kBucketSlots);
+    starts_ = reinterpret_cast<Key*>(buckets_ + bucket_slots);
     values_ = reinterpret_cast<uint32_t*>(starts_ + size_);
     for (size_t i = 0; i < size_; ++i) {
       starts_[i] = list[i].start;
@@ -99,16 +107,16 @@ class RangeTable {
     // buckets_[b]: the range holding bucket b's first key; the extra last
     // entry closes the final bucket.
     size_t range = 0;
-    for (size_t b = 0; b < kBuckets; ++b) {
-      const Key first = static_cast<Key>(static_cast<Key>(b) << kShift);
+    for (size_t b = 0; b < buckets; ++b) {
+      const Key first = static_cast<Key>(static_cast<Key>(b) << shift_);
       while (range + 1 < size_ && starts_[range + 1] <= first) ++range;
       buckets_[b] = static_cast<uint32_t>(range);
     }
-    buckets_[kBuckets] = static_cast<uint32_t>(size_ - 1);
+    buckets_[buckets] = static_cast<uint32_t>(size_ - 1);
   }
 
   Hit Find(Key key) const {
-    const size_t bucket = static_cast<size_t>(key >> kShift);
+    const size_t bucket = static_cast<size_t>(key >> shift_);
     // The key's range lies between the ranges holding this bucket's first key
     // and the next bucket's first key.
     const Key* begin = starts_ + buckets_[bucket];
@@ -144,11 +152,8 @@ class RangeTable {
   }
 
  private:
-  static constexpr int kIndexBits = 18;
-  static constexpr int kShift = kKeyBits - kIndexBits;
-  static constexpr size_t kBuckets = size_t{1} << kIndexBits;
-  // One closing entry, plus one so that the starts after them are aligned.
-  static constexpr size_t kBucketSlots = kBuckets + 2;
+  static constexpr int kMinIndexBits = 8;
+  static constexpr int kMaxIndexBits = 18;
 
   static int CommonBits(Key a, Key b) {
     return std::countl_zero(static_cast<Key>(a ^ b));
@@ -156,7 +161,8 @@ class RangeTable {
 
   HugePageBuffer memory_;
   size_t size_ = 0;
-  uint32_t* buckets_ = nullptr;  // kBuckets + 1 entries
+  int shift_ = 0;                // key >> shift_: its bucket
+  uint32_t* buckets_ = nullptr;  // 2^(kKeyBits - shift_) + 1 entries
   Key* starts_ = nullptr;        // size_ entries, then as many values_
   uint32_t* values_ = nullptr;
 };

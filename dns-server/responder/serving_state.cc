@@ -242,12 +242,14 @@ const ServedName* ServingState::FindName(std::string_view name) const {
   return it == names_.end() ? nullptr : &it->second;
 }
 
-void ServingState::AttachGeo(const GeoResolver& geo) const {
+std::shared_ptr<const GeoRegionMap> ServingState::AttachGeo(
+    const GeoResolver& geo) const {
   const std::shared_ptr<const GeoRegionMap> current = geo_regions();
-  if (current && current->generation() == geo.generation()) return;
+  if (current && current->generation() == geo.generation()) return nullptr;
   std::shared_ptr<const GeoRegionMap> map =
       GeoRegionMap::Build(classifier_, geo);
-  if (map) geo_regions_.store(std::move(map), std::memory_order_release);
+  if (map) geo_regions_.store(map, std::memory_order_release);
+  return map;
 }
 
 }  // namespace ax::dns

@@ -112,7 +112,8 @@ class ServingState {
   // Compiles this snapshot's geo step over `geo` (GeoRegionMap) unless that
   // is already done for this resolver; tens of milliseconds with dbip, so
   // called by loaders and housekeeping, never by queries. Thread-safe.
-  void AttachGeo(const GeoResolver& geo) const;
+  // Returns the map it built, null when there was nothing to do.
+  std::shared_ptr<const GeoRegionMap> AttachGeo(const GeoResolver& geo) const;
   // The latest attached map (null before any): take it once per batch with
   // the state and check its generation against the resolver in use.
   std::shared_ptr<const GeoRegionMap> geo_regions() const {

@@ -4,6 +4,8 @@
 #include "server/service.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <thread>
 
 #include "server/log.h"
@@ -140,8 +142,16 @@ bool Service::StartDns(const QueryContext& context, std::string* error) {
 }
 
 void Service::AttachGeo(const ServingState& state) const {
-  if (const std::shared_ptr<const GeoResolver> geo = geo_->Current()) {
-    state.AttachGeo(*geo);
+  const std::shared_ptr<const GeoResolver> geo = geo_->Current();
+  if (!geo) return;
+  const auto start = std::chrono::steady_clock::now();
+  if (const auto map = state.AttachGeo(*geo)) {
+    const std::chrono::duration<double, std::milli> took =
+        std::chrono::steady_clock::now() - start;
+    Log(LogLevel::kInfo, "geo regions compiled",
+        {{"version", state.snapshot().version},
+         {"ranges", map->ranges()},
+         {"ms", std::round(took.count())}});
   }
 }
 
