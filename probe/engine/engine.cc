@@ -39,20 +39,22 @@ ProbeEngine::ProbeEngine(EngineConfig config, ProbeSink sink)
   if (!config_.wall_ms) config_.wall_ms = WallMs;
   conn_options_.token_header = config_.token_header;
   conn_options_.max_body_bytes = config_.max_body_bytes;
+  // Made here, not in Start, so SetTargets never races with its creation.
+  wake_.Reset(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
 }
 
 ProbeEngine::~ProbeEngine() { Stop(); }
 
 bool ProbeEngine::Start(std::string* error) {
-  if (thread_.joinable()) {
-    *error = "already started";
+  if (started_) {
+    // A stopped engine's scheduler still remembers probes it abandoned.
+    *error = "an engine starts once; make a new one";
     return false;
   }
   tls_ = MakeClientTlsContext(config_.tls, error);
   if (!tls_) return false;
   conn_options_.tls = tls_.get();
   epoll_.Reset(::epoll_create1(EPOLL_CLOEXEC));
-  wake_.Reset(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
   if (!epoll_.valid() || !wake_.valid()) {
     *error = "epoll/eventfd: " + ErrnoText(errno);
     return false;
@@ -64,7 +66,7 @@ bool ProbeEngine::Start(std::string* error) {
     *error = "epoll_ctl: " + ErrnoText(errno);
     return false;
   }
-  stop_ = false;
+  started_ = true;
   thread_ = std::thread([this] { Loop(); });
   return true;
 }

@@ -90,7 +90,8 @@ class ProbeEngine {
   ProbeEngine& operator=(const ProbeEngine&) = delete;
 
   // Creates the TLS context, epoll set and thread. False with `error` set if
-  // the CA bundle cannot be loaded or a descriptor cannot be created.
+  // the CA bundle cannot be loaded or a descriptor cannot be created. Once
+  // per engine: after Stop, make a new one.
   bool Start(std::string* error);
   // Stops the thread and closes every connection; no sink calls after.
   void Stop();
@@ -133,6 +134,7 @@ class ProbeEngine {
   Fd epoll_;
   Fd wake_;  // eventfd: SetTargets and Stop poke the loop
   std::thread thread_;
+  bool started_ = false;
   std::atomic<bool> stop_{false};
 
   std::mutex pending_mu_;

@@ -3,6 +3,22 @@
 
 namespace ax::probe {
 
+std::vector<PhaseDuration> PhaseDurations(const Phases& phases) {
+  std::vector<PhaseDuration> out;
+  double previous = 0;
+  auto add = [&](const char* name, const std::optional<double>& at) {
+    if (!at) return;
+    out.push_back({name, *at - previous});
+    previous = *at;
+  };
+  add("connect", phases.connect_ms);
+  add("tls", phases.tls_ms);
+  add("first_byte", phases.first_byte_ms);
+  if (phases.first_byte_ms) add("transfer", phases.total_ms);
+  if (phases.total_ms) out.push_back({"total", *phases.total_ms});
+  return out;
+}
+
 ProbeResult ToProbeResult(const ProbeOutcome& outcome, int64_t at_ms) {
   ProbeResult result;
   result.ok = outcome.ok();

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ax/health.h"
 #include "ax/node_status.h"
@@ -35,6 +36,16 @@ struct ProbeOutcome {
 
   bool ok() const { return error == ProbeError::kNone; }
 };
+
+// Each phase on its own, for a per-phase histogram: "connect" (TCP
+// handshake), "tls" (TLS handshake), "first_byte" (request sent and the
+// server thinking), "transfer" (rest of the response), and "total" (all of
+// it). Only phases that were reached are listed, in that order.
+struct PhaseDuration {
+  const char* phase;
+  double ms;
+};
+std::vector<PhaseDuration> PhaseDurations(const Phases& phases);
 
 // The health state machine's view: ok, latency = total time, load, `at_ms`,
 // error = "<reason>: <detail>".

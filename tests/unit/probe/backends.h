@@ -50,8 +50,10 @@ class HttpBackend {
   httplib::Server& server() { return *server_; }
   bool valid() const { return server_->is_valid(); }
 
-  int Start() {
-    port_ = server_->bind_to_any_port("127.0.0.1");
+  // Returns the bound port, or -1 if `host` cannot be bound (no IPv6).
+  int Start(const std::string& host = "127.0.0.1") {
+    port_ = server_->bind_to_any_port(host);
+    if (port_ < 0) return port_;
     thread_ = std::thread([this] { server_->listen_after_bind(); });
     for (int i = 0; i < 500 && !server_->is_running(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));

@@ -314,6 +314,16 @@ TEST(EngineTest, ANodeUsedManyTimesIsProbedOncePerInterval) {
   EXPECT_EQ(engine.Snapshot().size(), 1u);
 }
 
+TEST(EngineTest, StartsOnce) {
+  ProbeEngine engine(FastConfig());
+  std::string error;
+  ASSERT_TRUE(engine.Start(&error)) << error;
+  EXPECT_FALSE(engine.Start(&error));
+  engine.Stop();
+  EXPECT_FALSE(engine.Start(&error));
+  engine.Stop();  // idempotent
+}
+
 TEST(EngineTest, ABadCaBundleFailsStart) {
   EngineConfig config;
   config.tls.ca_file = "/nonexistent/ca.pem";

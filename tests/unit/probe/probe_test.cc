@@ -59,6 +59,56 @@ TEST(ProbeTest, HealthyHttp) {
   EXPECT_FALSE(out.load);  // "ok" is not JSON: ignored silently
 }
 
+TEST(ProbeTest, HealthyOverIpv6) {
+  HttpBackend backend;
+  backend.server().Get(
+      "/healthz", [](const httplib::Request& req, httplib::Response& res) {
+        res.set_content(req.get_header_value("Host"), "text/plain");
+      });
+  const int port = backend.Start("::1");
+  if (port <= 0) GTEST_SKIP() << "no IPv6 loopback here";
+  ProbeTarget target = MakeTarget("a", ProbeProtocol::kHttp, port);
+  target.address = *ParseIp("::1");
+  target.check.body_match = "[::1]:" + std::to_string(port);
+  const ProbeOutcome out = RunProbe(target, {});
+  EXPECT_TRUE(out.ok()) << out.detail;
+}
+
+TEST(OutcomeTest, PhaseDurationsSplitTheCumulativeTimes) {
+  Phases p;
+  p.connect_ms = 1;
+  p.tls_ms = 4;
+  p.first_byte_ms = 10;
+  p.total_ms = 12;
+  const auto d = PhaseDurations(p);
+  ASSERT_EQ(d.size(), 5u);
+  const char* names[] = {"connect", "tls", "first_byte", "transfer", "total"};
+  const double ms[] = {1, 3, 6, 2, 12};
+  for (size_t i = 0; i < d.size(); ++i) {
+    EXPECT_STREQ(d[i].phase, names[i]);
+    EXPECT_DOUBLE_EQ(d[i].ms, ms[i]);
+  }
+  // A timeout before the first byte: connect, then only the total.
+  Phases t;
+  t.connect_ms = 2;
+  t.total_ms = 300;
+  const auto dt = PhaseDurations(t);
+  ASSERT_EQ(dt.size(), 2u);
+  EXPECT_STREQ(dt[1].phase, "total");
+  EXPECT_DOUBLE_EQ(dt[1].ms, 300);
+}
+
+TEST(OutcomeTest, ProbeResultCarriesTheReasonFirst) {
+  ProbeOutcome out;
+  out.error = ProbeError::kTimeout;
+  out.detail = "no answer within 2000 ms (first byte)";
+  out.phases.total_ms = 2000;
+  const ProbeResult r = ToProbeResult(out, 99);
+  EXPECT_FALSE(r.ok);
+  EXPECT_FALSE(r.latency_ms);
+  EXPECT_EQ(r.error, "timeout: no answer within 2000 ms (first byte)");
+}
+
 TEST(ProbeTest, TcpCheckOnlyConnects) {
   HttpBackend backend;
   const int port = backend.Start();
