@@ -130,7 +130,7 @@ void ProbeEngine::Loop() {
     if (n < 0) continue;  // EINTR; anything else would repeat on the next turn
     for (int i = 0; i < n; ++i) {
       if (events[i].data.u64 == kWakeId) {
-        uint64_t count;
+        uint64_t count = 0;
         (void)!::read(wake_.get(), &count, sizeof(count));
         continue;
       }

@@ -15,7 +15,7 @@ namespace ax::probe {
 
 namespace {
 
-constexpr size_t kReadChunk = 16 * 1024;
+constexpr size_t kReadChunk = size_t{16} * 1024;
 
 ProbeError ConnectErrorKind(int err) {
   switch (err) {

@@ -129,7 +129,7 @@ std::optional<int64_t> Scheduler::NextWakeMs() const {
   std::optional<int64_t> wake;
   const bool slot_free = in_flight_.size() < config_.max_in_flight;
   for (const auto& [name, entry] : nodes_) {
-    int64_t t;
+    int64_t t = 0;
     if (entry.running_id != 0) {
       t = entry.deadline_ms;
     } else if (slot_free) {

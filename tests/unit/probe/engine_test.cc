@@ -276,6 +276,7 @@ TEST(EngineTest, ColdStartProbesEverythingImmediately) {
   config.scheduler.cold_start_spread_ms = 100;
   ProbeEngine engine(config, rec.Sink());
   std::vector<ProbeTarget> targets;
+  targets.reserve(20);
   for (int i = 0; i < 20; ++i) {
     targets.push_back(FastTarget("n" + std::to_string(i), ProbeProtocol::kHttp,
                                  backend.port(), /*interval_ms=*/60000));

@@ -127,11 +127,11 @@ TEST(HttpResponseParserTest, CapsTheBodyAndStopsEarly) {
 }
 
 TEST(HttpResponseParserTest, Errors) {
-  for (const char* bad : {"SSH-2.0-OpenSSH\r\n\r\n", "HTTP/1.1 2x0 OK\r\n\r\n",
-                          "HTTP/1.1 200 OK\r\nno colon\r\n\r\n",
-                          "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
-                          "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
-                          "\r\nzz\r\n"}) {
+  for (const char* bad :
+       {"SSH-2.0-OpenSSH\r\n\r\n", "HTTP/1.1 2x0 OK\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nno colon\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"}) {
     HttpResponseParser p(64);
     EXPECT_EQ(p.Feed(bad), State::kError) << bad;
     EXPECT_FALSE(p.error().empty());

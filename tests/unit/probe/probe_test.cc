@@ -426,7 +426,7 @@ TEST(ProbeTest, BodyIsCappedAndTheCapIsSaid) {
   HttpBackend backend;
   backend.server().Get(
       "/healthz", [](const httplib::Request&, httplib::Response& res) {
-        res.set_content("HEAD" + std::string(512 * 1024, 'x') + "TAIL",
+        res.set_content("HEAD" + std::string(size_t{512} * 1024, 'x') + "TAIL",
                         "text/plain");
       });
   const int port = backend.Start();

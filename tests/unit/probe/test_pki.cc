@@ -43,7 +43,7 @@ X509Ptr MakeCert(EVP_PKEY* key, const char* cn, long serial, X509* issuer,
   X509_set_version(cert.get(), 2);
   ASN1_INTEGER_set(X509_get_serialNumber(cert.get()), serial);
   X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600);
-  X509_gmtime_adj(X509_getm_notAfter(cert.get()), 24 * 3600);
+  X509_gmtime_adj(X509_getm_notAfter(cert.get()), 24L * 3600);
   X509_set_pubkey(cert.get(), key);
   X509_NAME_add_entry_by_txt(
       X509_get_subject_name(cert.get()), "CN", MBSTRING_ASC,
