@@ -315,6 +315,47 @@ TEST(EngineTest, ANodeUsedManyTimesIsProbedOncePerInterval) {
   EXPECT_EQ(engine.Snapshot().size(), 1u);
 }
 
+TEST(EngineTest, TargetsAndSnapshotsFromOtherThreads) {
+  SwitchableBackend backend;
+  Recorder rec;
+  ProbeEngine engine(FastConfig(), rec.Sink());
+  std::string error;
+  ASSERT_TRUE(engine.Start(&error)) << error;
+  const auto set_of = [&](int first, int count) {
+    std::vector<ProbeTarget> targets;
+    targets.reserve(count);
+    for (int i = first; i < first + count; ++i) {
+      targets.push_back(FastTarget("n" + std::to_string(i),
+                                   ProbeProtocol::kHttp, backend.port(), 20));
+    }
+    return targets;
+  };
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    while (!done) {
+      (void)engine.Snapshot();
+      (void)engine.Statuses();
+      (void)engine.Counters();
+    }
+  });
+  for (int round = 0; round < 50; ++round) {
+    engine.SetTargets(set_of(round % 7, 5));
+    std::this_thread::sleep_for(2ms);
+  }
+  engine.SetTargets(set_of(100, 3));
+  // The last set wins, whatever was in flight.
+  ASSERT_TRUE(rec.WaitFor([](const auto& ev) {
+    return ev.count("n100") && ev.count("n101") && ev.count("n102");
+  }));
+  done = true;
+  reader.join();
+  const auto snapshot = engine.Snapshot();
+  ASSERT_EQ(snapshot.size(), 3u);
+  EXPECT_TRUE(snapshot.count("n100"));
+  EXPECT_TRUE(snapshot.count("n102"));
+  engine.Stop();
+}
+
 TEST(EngineTest, StartsOnce) {
   ProbeEngine engine(FastConfig());
   std::string error;
