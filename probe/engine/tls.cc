@@ -1,0 +1,51 @@
+// The client TLS context (tls.h).
+#include "engine/tls.h"
+
+#include <openssl/err.h>
+
+namespace ax::probe {
+
+SslCtxPtr MakeClientTlsContext(const TlsOptions& options, std::string* error) {
+  ERR_clear_error();
+  SslCtxPtr ctx(SSL_CTX_new(TLS_client_method()));
+  if (!ctx) {
+    if (error) *error = DrainOpenSslErrors("SSL_CTX_new failed");
+    return nullptr;
+  }
+  SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
+  SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);
+#ifdef SSL_OP_IGNORE_UNEXPECTED_EOF
+  // With Connection: close many servers close without close_notify; the body
+  // framing (Content-Length / chunked) already tells truncation apart.
+  SSL_CTX_set_options(ctx.get(), SSL_OP_IGNORE_UNEXPECTED_EOF);
+#endif
+  if (options.insecure_skip_verify) {
+    SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_NONE, nullptr);
+    return ctx;
+  }
+  SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
+  const int loaded = options.ca_file.empty()
+                         ? SSL_CTX_set_default_verify_paths(ctx.get())
+                         : SSL_CTX_load_verify_locations(
+                               ctx.get(), options.ca_file.c_str(), nullptr);
+  if (loaded != 1) {
+    if (error)
+      *error = "cannot load CA bundle '" + options.ca_file +
+               "': " + DrainOpenSslErrors("unknown error");
+    return nullptr;
+  }
+  return ctx;
+}
+
+std::string DrainOpenSslErrors(const char* fallback) {
+  std::string text;
+  while (const unsigned long code = ERR_get_error()) {
+    char buf[256];
+    ERR_error_string_n(code, buf, sizeof(buf));
+    if (!text.empty()) text += "; ";
+    text += buf;
+  }
+  return text.empty() ? std::string(fallback) : text;
+}
+
+}  // namespace ax::probe
