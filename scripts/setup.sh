@@ -11,7 +11,7 @@ APT_PACKAGES=(
   nlohmann-json3-dev libyaml-cpp-dev libmaxminddb-dev libldns-dev
   prometheus-cpp-dev libcpp-httplib-dev libssl-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-venv curl
+  python3 python3-venv curl openssl
   dnsutils knot-dnsutils unbound # real clients of the integration tests (dig, kdig, resolver)
 )
 

@@ -67,6 +67,7 @@ void ParseHealthCheck(Fields& hc, HealthCheck& h) {
   hc.Read("protocol", h.protocol,
           &DecodeEnum<ProbeProtocol, ParseProbeProtocol, ProbeProtocolName>);
   hc.Read("port", h.port, &DecodeInt<uint16_t, 1, 65535>);
+  if (hc.Has("address")) hc.Read("address", h.address.emplace());
   hc.Read("path", h.path, &DecodeFormat<&ReadUrlPath>);
   hc.Read("host", h.host);
   hc.Read("expectStatus", h.expect_status, &DecodeStatusCodes);

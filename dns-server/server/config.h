@@ -43,6 +43,11 @@ struct ServerConfig {
   Millis tcp_message_timeout{5'000};
   int tcp_max_connections = 1000;
   bool rrl = true;
+  // Standalone: probe nodes with a healthCheck in process.
+  bool probe = true;
+  std::string probe_ca;         // PEM bundle for HTTPS checks; "": system
+  bool probe_insecure = false;  // HTTPS checks accept any certificate
+  std::string probe_token_dir;  // tokens: <dir>/<healthCheck.tokenSecretRef>
   uint32_t rrl_rate = 0;
   uint32_t rrl_burst = 0;
   uint32_t rrl_slip = 0;

@@ -70,8 +70,10 @@ void DirWatcher::Run() {
           wake - Clock::now());
       timeout_ms = static_cast<int>(std::max<int64_t>(0, left.count() + 1));
     }
-    pollfd fds[2] = {{stop_.fd(), POLLIN, 0}, {inotify_.get(), POLLIN, 0}};
-    const int n = ::poll(fds, inotify_.valid() ? 2 : 1, timeout_ms);
+    pollfd fds[3] = {{stop_.fd(), POLLIN, 0},
+                     {poke_.fd(), POLLIN, 0},
+                     {inotify_.get(), POLLIN, 0}};
+    const int n = ::poll(fds, inotify_.valid() ? 3 : 2, timeout_ms);
     if (n < 0 && errno != EINTR) {
       Log(LogLevel::kError, "poll failed in the directory watcher",
           {{"dir", dir_.string()}, {"error", ErrnoText(errno)}});
@@ -79,7 +81,12 @@ void DirWatcher::Run() {
     }
     if (fds[0].revents != 0) return;
 
+    bool poked = false;
     if (n > 0 && fds[1].revents != 0) {
+      uint64_t count = 0;
+      poked = ::read(poke_.fd(), &count, sizeof count) > 0;
+    }
+    if (n > 0 && inotify_.valid() && fds[2].revents != 0) {
       ssize_t len = 0;
       while ((len = ::read(inotify_.get(), buf.data(), buf.size())) > 0) {
         for (ssize_t off = 0; off < len;) {
@@ -103,8 +110,8 @@ void DirWatcher::Run() {
       callback_(WatchEvent::kChanged);
       // A change also counts as the tick: no need to fire both back to back.
       if (tick_at) tick_at = Clock::now() + options_.tick;
-    } else if (tick_at && now >= *tick_at) {
-      tick_at = Clock::now() + options_.tick;
+    } else if (poked || (tick_at && now >= *tick_at)) {
+      if (tick_at) tick_at = Clock::now() + options_.tick;
       callback_(WatchEvent::kTick);
     }
   }

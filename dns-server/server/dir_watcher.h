@@ -16,7 +16,7 @@ namespace ax::dns {
 
 enum class WatchEvent : uint8_t {
   kChanged,  // something in the directory changed (after the debounce)
-  kTick,     // the periodic tick; nothing known to have changed
+  kTick,     // the periodic tick or a Poke; nothing changed in the directory
 };
 
 struct WatchOptions {
@@ -30,6 +30,11 @@ class DirWatcher {
   DirWatcher(std::filesystem::path dir, WatchOptions options,
              std::function<void(WatchEvent)> callback);
   ~DirWatcher();  // stops and joins
+
+  // Runs the callback with kTick soon (on the watcher's thread), without
+  // waiting for the tick: for state outside the directory that changed, such
+  // as a probe verdict. Pokes that arrive together fire once. Thread-safe.
+  void Poke() { poke_.Signal(); }
   DirWatcher(const DirWatcher&) = delete;
   DirWatcher& operator=(const DirWatcher&) = delete;
 
@@ -43,6 +48,7 @@ class DirWatcher {
   Fd inotify_;
   int watch_ = -1;
   StopSignal stop_;
+  StopSignal poke_;  // an eventfd like stop_, drained when seen
   std::thread thread_;
 };
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "server/log.h"
+#include "server/random_seed.h"
 
 namespace ax::dns {
 
@@ -26,7 +27,14 @@ bool Service::Start(std::string* error) {
   if (!config_.standalone_dir.empty()) {
     standalone_ = std::make_unique<StandaloneSource>(
         config_.standalone_dir, &store_,
-        StandaloneOptions{config_.reload_debounce, config_.rebuild_interval});
+        StandaloneOptions{.debounce = config_.reload_debounce,
+                          .rebuild_interval = config_.rebuild_interval,
+                          .probe = config_.probe,
+                          .probe_engine = {.tls = {.ca_file = config_.probe_ca,
+                                                   .insecure_skip_verify =
+                                                       config_.probe_insecure},
+                                           .seed = RandomSeed()},
+                          .token_dir = config_.probe_token_dir});
     if (!standalone_->Start(&source_error)) {
       Log(LogLevel::kError, "standalone: nothing to serve yet",
           {{"dir", config_.standalone_dir}, {"error", source_error}});

@@ -1,10 +1,13 @@
 // StandaloneSource: manifests -> World -> BuildSnapshot -> store. Node status
-// is "Up by adminState" (the builder drops Drain/Disabled nodes itself) until
-// an in-process prober supplies real verdicts.
+// comes from the in-process prober where a node declares a healthCheck and has
+// a verdict, else "Up by adminState" (the builder drops Drain/Disabled nodes
+// itself). A verdict change pokes the watcher thread to rebuild at once.
 #include "server/standalone.h"
 
 #include <chrono>
 #include <exception>
+#include <fstream>
+#include <vector>
 
 #include "ax/build_snapshot.h"
 #include "ax/manifest_loader.h"
@@ -20,6 +23,36 @@ StatusMap AssumeUp(const World& world) {
   return status;
 }
 
+// The token file's first line; "" (logged) when unreadable.
+std::string ReadToken(const std::filesystem::path& dir, const Node& node) {
+  const std::string& ref = node.health_check->token_secret_ref;
+  if (ref.empty()) return "";
+  const std::filesystem::path file = dir / ref;
+  std::ifstream in(file);
+  std::string token;
+  if (dir.empty() || !in || !std::getline(in, token)) {
+    Log(LogLevel::kError, "probe token unreadable; probing without it",
+        {{"node", node.meta.name}, {"file", file.string()}});
+    return "";
+  }
+  return token;
+}
+
+std::vector<probe::ProbeTarget> ProbeTargets(
+    const World& world, const std::filesystem::path& token_dir) {
+  std::vector<probe::ProbeTarget> targets;
+  for (const Node& n : world.nodes) {
+    if (!n.health_check || n.admin_state == AdminState::kDisabled) continue;
+    const HealthCheck& check = *n.health_check;
+    if (!check.address && n.addresses.empty()) continue;
+    targets.push_back({.node = n.meta.name,
+                       .address = check.address.value_or(n.addresses.front()),
+                       .check = check,
+                       .token = ReadToken(token_dir, n)});
+  }
+  return targets;
+}
+
 }  // namespace
 
 StandaloneSource::StandaloneSource(std::filesystem::path dir,
@@ -28,6 +61,13 @@ StandaloneSource::StandaloneSource(std::filesystem::path dir,
     : dir_(std::move(dir)), store_(store), options_(options) {}
 
 bool StandaloneSource::Start(std::string* error) {
+  if (options_.probe) {
+    prober_ = std::make_unique<probe::ProbeEngine>(
+        options_.probe_engine, [this](const probe::ProbeEvent& event) {
+          // watcher_ exists: the prober starts after it.
+          if (event.transition.changed) watcher_->Poke();
+        });
+  }
   const bool ok = Reconcile(true, error);
   watcher_ = std::make_unique<DirWatcher>(
       dir_, WatchOptions{options_.debounce, options_.rebuild_interval},
@@ -35,15 +75,43 @@ bool StandaloneSource::Start(std::string* error) {
         std::string ignored;  // logged and recorded where it happened
         Reconcile(event == WatchEvent::kChanged, &ignored);
       });
+  std::string probe_error;
+  if (prober_ && !prober_->Start(&probe_error)) {
+    // Serving without verdicts beats not serving: nodes count Up.
+    Log(LogLevel::kError, "prober failed to start; nodes count Up",
+        {{"error", probe_error}});
+    prober_.reset();
+  }
   return ok;
 }
 
-void StandaloneSource::Stop() { watcher_.reset(); }
+void StandaloneSource::Stop() {
+  if (prober_) prober_->Stop();  // no more pokes
+  watcher_.reset();              // no more reconciles
+  prober_.reset();
+}
+
+StatusMap StandaloneSource::Statuses() const {
+  StatusMap status = AssumeUp(*world_);
+  if (!prober_) return status;
+  for (auto& [node, probed] : prober_->Statuses()) {
+    const auto it = status.find(node);
+    if (it != status.end() && probed.health != Health::kUnknown) {
+      it->second = std::move(probed);
+    }
+  }
+  return status;
+}
+
+void StandaloneSource::UpdateProbeTargets() {
+  if (prober_) prober_->SetTargets(ProbeTargets(*world_, options_.token_dir));
+}
 
 bool StandaloneSource::ReadManifests(std::string* error) {
   ManifestLoadResult loaded = LoadManifestDir(dir_);
   if (loaded.ok()) {
     world_ = std::move(loaded.world);
+    UpdateProbeTargets();
     return true;
   }
   for (const ManifestError& e : loaded.errors) {
@@ -75,7 +143,7 @@ bool StandaloneSource::Reconcile(bool reread, std::string* error) {
   auto snapshot = std::make_shared<Snapshot>();
   try {
     *snapshot = BuildSnapshot(
-        *world_, AssumeUp(*world_), previous,
+        *world_, Statuses(), previous,
         BuildOptions{.now_ms = WallMs(), .version = store_->NextVersion()});
   } catch (const std::exception& e) {
     *error = std::string("building the snapshot failed: ") + e.what();

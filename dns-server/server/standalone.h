@@ -12,6 +12,7 @@
 #include <string>
 
 #include "ax/model.h"
+#include "engine/engine.h"
 #include "server/dir_watcher.h"
 #include "server/snapshot_store.h"
 
@@ -20,6 +21,13 @@ namespace ax::dns {
 struct StandaloneOptions {
   std::chrono::milliseconds debounce{200};
   std::chrono::milliseconds rebuild_interval{10'000};
+  // Probe the nodes that declare a healthCheck, in process (one vantage),
+  // and build with their verdicts: a health change rebuilds at once. Nodes
+  // without a check, or not probed yet, count Up by adminState.
+  bool probe = false;
+  probe::EngineConfig probe_engine;
+  // Probe tokens: the file <token_dir>/<healthCheck.tokenSecretRef>.
+  std::filesystem::path token_dir;
 };
 
 class StandaloneSource {
@@ -39,9 +47,15 @@ class StandaloneSource {
   bool Reconcile(bool reread, std::string* error);
   bool ReadManifests(std::string* error);
 
+  // Node status for the build: probe verdicts over "Up by adminState".
+  StatusMap Statuses() const;
+  // Hands the world's checks to the prober.
+  void UpdateProbeTargets();
+
   const std::filesystem::path dir_;
   SnapshotStore* const store_;
   const StandaloneOptions options_;
+  std::unique_ptr<probe::ProbeEngine> prober_;  // null: probing off
   std::optional<World> world_;  // the last world that loaded without errors
   std::unique_ptr<DirWatcher> watcher_;
 };

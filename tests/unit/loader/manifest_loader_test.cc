@@ -67,6 +67,7 @@ TEST(ManifestLoaderTest, QuickstartLoadsWithoutErrors) {
             (dir / "nodes.yaml").generic_string() + ":5#1");
   EXPECT_EQ(w.nodes[0].addresses.size(), 2u);
   EXPECT_EQ(w.nodes[0].health_check->path, "/healthz");
+  EXPECT_EQ(w.nodes[0].health_check->address, ParseIp("127.0.0.1"));
   EXPECT_EQ(w.nodes[2].meta.name, "bj-01");
   EXPECT_EQ(w.nodes[2].health_check->expect_status,
             (std::vector<int>{200, 204}));

@@ -1,5 +1,6 @@
 // A Service started in process from command-line flags plus test defaults
-// (loopback, port 0, two workers, no RRL), with an HTTP client for its
+// (loopback, port 0, two workers, no RRL, no probing: the quickstart's demo
+// health endpoints are not running), with an HTTP client for its
 // endpoint. Shared by the service and operating-surface suites.
 #pragma once
 
@@ -20,9 +21,9 @@ namespace ax::dns::testing {
 class ServiceFixture : public ::testing::Test {
  protected:
   void Start(std::vector<std::string> args) {
-    for (const char* a :
-         {"--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0",
-          "--workers", "2", "--no-rrl", "--reload-debounce", "20ms"}) {
+    for (const char* a : {"--listen", "127.0.0.1:0", "--http-listen",
+                          "127.0.0.1:0", "--workers", "2", "--no-rrl",
+                          "--no-probe", "--reload-debounce", "20ms"}) {
       args.emplace_back(a);
     }
     ConfigResult config = ParseConfig(args, {});

@@ -17,7 +17,7 @@ using testing::TempDir;
 using testing::WaitFor;
 using testing::WriteFileAtomically;
 
-constexpr StandaloneOptions kFast{.debounce = 20ms, .rebuild_interval = 100ms};
+const StandaloneOptions kFast{.debounce = 20ms, .rebuild_interval = 100ms};
 
 class StandaloneTest : public ::testing::Test {
  protected:
