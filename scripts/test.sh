@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: set up, build (dev preset) and run every test suite, then
-# the sanitizer build (asan preset). AX_TEST_PRESETS overrides the preset list.
+# the sanitizer build (asan preset), then issue 4's peer benchmark as a smoke run.
+# AX_TEST_PRESETS overrides the preset list; AX_TEST_BENCH=0 skips the benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -12,3 +13,10 @@ for preset in ${AX_TEST_PRESETS:-dev asan}; do
   ctest --preset "$preset" -j "$jobs"
 done
 cmake --build --preset dev --target check-format
+if [[ "${AX_TEST_BENCH:-1}" != 0 ]]; then
+  # Every peer and ax-dns start and answer under load (release build, peers installed
+  # by scripts/setup-bench.sh); the figures are not judged here: docs/benchmarks.md
+  # holds the full run's.
+  echo "== benchmark smoke run"
+  tests/bench/peers/run.sh --quick
+fi
