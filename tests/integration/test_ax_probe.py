@@ -257,6 +257,7 @@ def test_down_after_exactly_failure_threshold_and_back_after_success_threshold(
     assert n2_report["consecutiveFailures"] == FAILURE_THRESHOLD
     assert n2_report["up"] is False
     assert n2_report["error"] == "status"
+    assert n2_report["errorDetail"] == "unexpected status 500"
     assert n2_report["transitions"] == 1
     # The others were not disturbed.
     assert all(r["health"] == "Up" for r in doc["spec"]["results"] if r["node"] != "n2")

@@ -26,7 +26,7 @@ NodeProbeState Probed(Health health, bool last_ok) {
   last.phases = {.connect_ms = 0.5, .first_byte_ms = 2, .total_ms = 2.25};
   if (!last_ok) {
     last.error = ProbeError::kStatus;
-    last.detail = "status 500 not in [200]";
+    last.detail = "unexpected status 500";
     last.http_status = 500;
     s.consecutive_failures = 2;
   } else {
@@ -63,7 +63,7 @@ TEST(ReportBuilderTest, OneResultPerTargetedNode) {
   EXPECT_EQ(b.health, Health::kUp);  // one failure is not Down yet
   EXPECT_FALSE(b.up);
   EXPECT_EQ(b.error, "status");
-  EXPECT_EQ(b.error_detail, "status 500 not in [200]");
+  EXPECT_EQ(b.error_detail, "unexpected status 500");
   EXPECT_EQ(b.consecutive_failures, 2u);
   const ProbeNodeReport& fresh = r.results[2];
   EXPECT_EQ(fresh.node, "new");
