@@ -353,7 +353,8 @@ Metrics::Metrics(MetricSources sources)
                             "redirected, 404 unknown host, 503 nothing can "
                             "serve)")
                       .Register(*registry_)),
-      data_plane_(std::make_unique<DataPlane>(sources)) {}
+      data_plane_(std::make_unique<DataPlane>(sources)),
+      probe_(sources.probe) {}
 
 Metrics::~Metrics() = default;
 
@@ -363,8 +364,13 @@ prometheus::Counter& Metrics::Redirect(int status) {
 
 std::vector<MetricFamily> Metrics::Collect() const {
   std::vector<MetricFamily> out = registry_->Collect();
-  std::vector<MetricFamily> data = data_plane_->Collect();
-  std::move(data.begin(), data.end(), std::back_inserter(out));
+  for (const prometheus::Collectable* part :
+       {static_cast<const prometheus::Collectable*>(data_plane_.get()),
+        probe_}) {
+    if (part == nullptr) continue;
+    std::vector<MetricFamily> data = part->Collect();
+    std::move(data.begin(), data.end(), std::back_inserter(out));
+  }
   std::sort(out.begin(), out.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
   return out;

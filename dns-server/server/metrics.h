@@ -1,11 +1,14 @@
 // /metrics: every ax_dns_* metric, from a prometheus-cpp Registry (counters the
 // HTTP side bumps, e.g. redirects) plus a Collectable that reads the data
 // plane at scrape time: per-worker query cells, answer counts by name, the
-// snapshot store, geo databases, UDP/TCP and decision-log statistics. Names
-// follow one convention (tested): ax_dns_ prefix, snake case, counters end
-// _total, durations are _seconds.
+// snapshot store, geo databases, UDP/TCP and decision-log statistics; with
+// standalone probing also the prober's families (probe/metrics: ax_probe_*,
+// ax_node_health_state). Names follow one convention (tested): ax_dns_ prefix
+// (ax_probe_/ax_node_ for those), snake case, counters end _total, durations
+// are _seconds.
 #pragma once
 
+#include <prometheus/collectable.h>
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/metric_family.h>
@@ -33,6 +36,9 @@ struct MetricSources {
   const UdpServer* udp = nullptr;
   const TcpServer* tcp = nullptr;
   const DecisionLog* decision_log = nullptr;  // null: off
+  // Standalone probing's ax_probe_* / ax_node_health_state families
+  // (probe/metrics); null: not probing.
+  const prometheus::Collectable* probe = nullptr;
 };
 
 class Metrics {
@@ -61,6 +67,7 @@ class Metrics {
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>* redirects_;
   std::unique_ptr<DataPlane> data_plane_;
+  const prometheus::Collectable* probe_;  // null: not probing
 };
 
 }  // namespace ax::dns

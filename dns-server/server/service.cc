@@ -34,7 +34,8 @@ bool Service::Start(std::string* error) {
                                                    .insecure_skip_verify =
                                                        config_.probe_insecure},
                                            .seed = RandomSeed()},
-                          .token_dir = config_.probe_token_dir});
+                          .token_dir = config_.probe_token_dir,
+                          .vantage = config_.identity});
     if (!standalone_->Start(&source_error)) {
       Log(LogLevel::kError, "standalone: nothing to serve yet",
           {{"dir", config_.standalone_dir}, {"error", source_error}});
@@ -69,13 +70,14 @@ bool Service::Start(std::string* error) {
 
   // Every worker has its decision-log ring by now.
   if (decision_log_ && !decision_log_->Start(error)) return false;
-  metrics_ = std::make_unique<Metrics>(
-      MetricSources{.store = &store_,
-                    .geo = geo_.get(),
-                    .telemetry = telemetry_.get(),
-                    .udp = udp_.get(),
-                    .tcp = tcp_.get(),
-                    .decision_log = decision_log_.get()});
+  metrics_ = std::make_unique<Metrics>(MetricSources{
+      .store = &store_,
+      .geo = geo_.get(),
+      .telemetry = telemetry_.get(),
+      .udp = udp_.get(),
+      .tcp = tcp_.get(),
+      .decision_log = decision_log_.get(),
+      .probe = standalone_ ? standalone_->probe_metrics() : nullptr});
   http_ = std::make_unique<HttpServer>(HttpSources{
       .store = &store_, .geo = geo_.get(), .metrics = metrics_.get()});
   if (!config_.http_listen.empty()) {

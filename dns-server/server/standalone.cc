@@ -6,11 +6,11 @@
 
 #include <chrono>
 #include <exception>
-#include <fstream>
 #include <vector>
 
 #include "ax/build_snapshot.h"
 #include "ax/manifest_loader.h"
+#include "engine/world_targets.h"
 #include "server/clock.h"
 #include "server/log.h"
 
@@ -23,36 +23,6 @@ StatusMap AssumeUp(const World& world) {
   return status;
 }
 
-// The token file's first line; "" (logged) when unreadable.
-std::string ReadToken(const std::filesystem::path& dir, const Node& node) {
-  const std::string& ref = node.health_check->token_secret_ref;
-  if (ref.empty()) return "";
-  const std::filesystem::path file = dir / ref;
-  std::ifstream in(file);
-  std::string token;
-  if (dir.empty() || !in || !std::getline(in, token)) {
-    Log(LogLevel::kError, "probe token unreadable; probing without it",
-        {{"node", node.meta.name}, {"file", file.string()}});
-    return "";
-  }
-  return token;
-}
-
-std::vector<probe::ProbeTarget> ProbeTargets(
-    const World& world, const std::filesystem::path& token_dir) {
-  std::vector<probe::ProbeTarget> targets;
-  for (const Node& n : world.nodes) {
-    if (!n.health_check || n.admin_state == AdminState::kDisabled) continue;
-    const HealthCheck& check = *n.health_check;
-    if (!check.address && n.addresses.empty()) continue;
-    targets.push_back({.node = n.meta.name,
-                       .address = check.address.value_or(n.addresses.front()),
-                       .check = check,
-                       .token = ReadToken(token_dir, n)});
-  }
-  return targets;
-}
-
 }  // namespace
 
 StandaloneSource::StandaloneSource(std::filesystem::path dir,
@@ -62,11 +32,14 @@ StandaloneSource::StandaloneSource(std::filesystem::path dir,
 
 bool StandaloneSource::Start(std::string* error) {
   if (options_.probe) {
+    probe_metrics_ = std::make_unique<probe::ProbeMetrics>(options_.vantage);
     prober_ = std::make_unique<probe::ProbeEngine>(
         options_.probe_engine, [this](const probe::ProbeEvent& event) {
+          probe_metrics_->Observe(event);
           // watcher_ exists: the prober starts after it.
           if (event.transition.changed) watcher_->Poke();
         });
+    probe_metrics_->SetEngine(prober_.get());
   }
   const bool ok = Reconcile(true, error);
   watcher_ = std::make_unique<DirWatcher>(
@@ -80,6 +53,7 @@ bool StandaloneSource::Start(std::string* error) {
     // Serving without verdicts beats not serving: nodes count Up.
     Log(LogLevel::kError, "prober failed to start; nodes count Up",
         {{"error", probe_error}});
+    probe_metrics_->SetEngine(nullptr);
     prober_.reset();
   }
   return ok;
@@ -88,6 +62,7 @@ bool StandaloneSource::Start(std::string* error) {
 void StandaloneSource::Stop() {
   if (prober_) prober_->Stop();  // no more pokes
   watcher_.reset();              // no more reconciles
+  if (probe_metrics_) probe_metrics_->SetEngine(nullptr);
   prober_.reset();
 }
 
@@ -104,7 +79,14 @@ StatusMap StandaloneSource::Statuses() const {
 }
 
 void StandaloneSource::UpdateProbeTargets() {
-  if (prober_) prober_->SetTargets(ProbeTargets(*world_, options_.token_dir));
+  if (!prober_) return;
+  probe::WorldTargets targets =
+      probe::ProbeTargetsForWorld(*world_, options_.token_dir);
+  for (const probe::TokenProblem& p : targets.unreadable_tokens) {
+    Log(LogLevel::kError, "probe token unreadable; probing without it",
+        {{"node", p.node}, {"file", p.file}});
+  }
+  prober_->SetTargets(std::move(targets.targets));
 }
 
 bool StandaloneSource::ReadManifests(std::string* error) {

@@ -13,6 +13,7 @@
 
 #include "ax/model.h"
 #include "engine/engine.h"
+#include "metrics/probe_metrics.h"
 #include "server/dir_watcher.h"
 #include "server/snapshot_store.h"
 
@@ -28,6 +29,8 @@ struct StandaloneOptions {
   probe::EngineConfig probe_engine;
   // Probe tokens: the file <token_dir>/<healthCheck.tokenSecretRef>.
   std::filesystem::path token_dir;
+  // The vantage label of the probe metrics (the server's identity).
+  std::string vantage;
 };
 
 class StandaloneSource {
@@ -39,6 +42,12 @@ class StandaloneSource {
   // `error`) when the first load failed; the watcher runs regardless.
   bool Start(std::string* error);
   void Stop();
+
+  // The probe metrics (ax_probe_*, ax_node_health_state) for /metrics; null
+  // when probing is off. Lives as long as this source.
+  const prometheus::Collectable* probe_metrics() const {
+    return probe_metrics_.get();
+  }
 
  private:
   // Re-reads the manifests when `reread`, then rebuilds from the last good
@@ -55,7 +64,8 @@ class StandaloneSource {
   const std::filesystem::path dir_;
   SnapshotStore* const store_;
   const StandaloneOptions options_;
-  std::unique_ptr<probe::ProbeEngine> prober_;  // null: probing off
+  std::unique_ptr<probe::ProbeMetrics> probe_metrics_;  // null: probing off
+  std::unique_ptr<probe::ProbeEngine> prober_;          // null: probing off
   std::optional<World> world_;  // the last world that loaded without errors
   std::unique_ptr<DirWatcher> watcher_;
 };

@@ -65,7 +65,8 @@ class OperatingSurfaceTest : public testing::ServiceFixture {
 TEST_F(OperatingSurfaceTest, MetricNamesFollowOneConvention) {
   StartStandalone({"--decision-log", "-", "--decision-log-sample", "0"});
   Query("www.example.test.", LDNS_RR_TYPE_A);
-  const std::regex snake("ax_dns_[a-z0-9]+(_[a-z0-9]+)*");
+  // ax_probe_/ax_node_: standalone probing's families (probe/metrics).
+  const std::regex snake("ax_(dns|probe|node)_[a-z0-9]+(_[a-z0-9]+)*");
   std::set<std::string> names;
   for (const prometheus::MetricFamily& f : service_->metrics().Collect()) {
     names.insert(f.name);

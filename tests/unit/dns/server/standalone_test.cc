@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "server_test_support.h"
 
 namespace ax::dns {
@@ -109,6 +112,35 @@ TEST_F(StandaloneTest, BrokenAtStartServesNothingUntilFixed) {
 
   WriteFileAtomically(dir_ / "domains.yaml", good);
   EXPECT_TRUE(WaitFor([&] { return store_.Current() != nullptr; }));
+  source.Stop();
+}
+
+// Probing on: the probe metrics collector (probe/metrics) is there for
+// /metrics, with the source's vantage on ax_probe_up and every quickstart
+// node that declares a healthCheck.
+TEST_F(StandaloneTest, ProbingExposesTheProbeMetrics) {
+  StandaloneOptions options = kFast;
+  options.probe = true;
+  options.vantage = "unit-vantage";
+  StandaloneSource source(dir_.path(), &store_, options);
+  std::string error;
+  ASSERT_TRUE(source.Start(&error)) << error;
+  ASSERT_NE(source.probe_metrics(), nullptr);
+  // Whatever the demo ports answer here (usually nothing: refused), each
+  // node gets a first probe within the cold-start spread.
+  std::set<std::string> probed;
+  ASSERT_TRUE(WaitFor([&] {
+    probed.clear();
+    for (const auto& f : source.probe_metrics()->Collect()) {
+      if (f.name != "ax_probe_up") continue;
+      for (const auto& m : f.metric) {
+        EXPECT_EQ(m.label.at(1).name, "vantage");
+        EXPECT_EQ(m.label.at(1).value, "unit-vantage");
+        probed.insert(m.label.at(0).value);
+      }
+    }
+    return probed.size() >= 3 && probed.count("gz-01") > 0;
+  })) << probed.size();
   source.Stop();
 }
 

@@ -1,0 +1,73 @@
+// ax-probe: the health-probe sidecar. Parses flags/env/config file, runs the
+// ProbeSidecar until SIGTERM or SIGINT, then stops it cleanly.
+// Exit codes: 0 after a clean stop, 1 when starting failed, 2 for bad flags.
+#include <signal.h>
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "server/log.h"
+#include "server/random_seed.h"
+#include "sidecar/config.h"
+#include "sidecar/sidecar.h"
+
+extern char** environ;
+
+namespace {
+
+std::map<std::string, std::string> Environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry(*e);
+    const size_t eq = entry.find('=');
+    if (eq != std::string::npos) {
+      env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    }
+  }
+  return env;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using ax::dns::Log;
+  using ax::dns::LogLevel;
+  const ax::probe::SidecarConfigResult parsed = ax::probe::ParseSidecarConfig(
+      std::vector<std::string>(argv + 1, argv + argc), Environment());
+  if (parsed.help) {
+    std::fputs(ax::probe::SidecarHelpText().c_str(), stdout);
+    return 0;
+  }
+  if (!parsed.ok) {
+    std::fprintf(stderr, "ax-probe: %s\n", parsed.error.c_str());
+    return 2;
+  }
+  ax::dns::SetLogLevel(parsed.config.log_level);
+
+  // Block the stop signals before any thread starts, so that every thread
+  // inherits the mask and only sigwait below receives them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  ax::probe::ProbeSidecar sidecar(parsed.config, ax::dns::RandomSeed());
+  std::string error;
+  if (!sidecar.Start(&error)) {
+    Log(LogLevel::kError, "ax-probe failed to start", {{"error", error}});
+    return 1;
+  }
+  Log(LogLevel::kInfo, "ax-probe started",
+      {{"vantage", parsed.config.vantage},
+       {"manifests", parsed.config.manifests_dir},
+       {"report", parsed.config.report}});
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  Log(LogLevel::kInfo, "stopping", {{"signal", signal}});
+  sidecar.Stop();
+  Log(LogLevel::kInfo, "ax-probe stopped", {});
+  return 0;
+}

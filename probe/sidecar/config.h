@@ -1,0 +1,45 @@
+// ax-probe settings: one table of flags, each settable on the command line
+// (--name VALUE / --name=VALUE), from the environment (AX_PROBE_NAME, '-' as
+// '_') and from a YAML/JSON --config file whose keys are flag names, with
+// ax-dns's conventions and value parsers. Precedence: flag > env > file >
+// default. Pure apart from reading the config file and the host name.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "server/log.h"
+
+namespace ax::probe {
+
+struct SidecarConfig {
+  std::string config_file;
+  std::string manifests_dir;  // Nodes with a healthCheck; watched
+  std::string vantage;        // report identity; the host name by default
+  std::string report;         // "-" stdout (one JSON per line), "" none, FILE
+  std::chrono::milliseconds heartbeat{10'000};
+  std::string http_listen;  // /metrics, /healthz, /readyz; "" disables
+  std::string probe_ca;     // PEM bundle for HTTPS checks; "": system
+  bool probe_insecure = false;
+  std::string probe_token_dir;  // tokens: <dir>/<healthCheck.tokenSecretRef>
+  std::chrono::milliseconds reload_debounce{200};
+  dns::LogLevel log_level = dns::LogLevel::kInfo;
+};
+
+struct SidecarConfigResult {
+  bool ok = false;
+  bool help = false;  // --help: print SidecarHelpText(), exit 0
+  std::string error;  // when !ok: tell the user, exit 2
+  SidecarConfig config;
+};
+
+// `args` excludes the program name; only AX_PROBE_* keys of `env` are read.
+SidecarConfigResult ParseSidecarConfig(
+    const std::vector<std::string>& args,
+    const std::map<std::string, std::string>& env);
+
+std::string SidecarHelpText();
+
+}  // namespace ax::probe

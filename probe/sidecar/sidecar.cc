@@ -1,0 +1,215 @@
+// Wiring and lifecycle of ProbeSidecar: start order engine -> manifests ->
+// watcher -> report writer -> HTTP; stop runs the reverse. The writer thread
+// sleeps until the next heartbeat or a poke (a verdict changed, the node set
+// changed), then builds the report and asks ReportSchedule whether it is due.
+#include "sidecar/sidecar.h"
+
+#include <httplib.h>
+#include <prometheus/text_serializer.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "ax/manifest_loader.h"
+#include "engine/clock.h"
+#include "engine/world_targets.h"
+#include "server/log.h"
+#include "server/openmetrics.h"
+#include "sidecar/report_builder.h"
+#include "sidecar/report_schedule.h"
+
+namespace ax::probe {
+namespace {
+
+using dns::Log;
+using dns::LogLevel;
+
+int64_t MonoMs() { return MonoUs() / 1000; }
+
+}  // namespace
+
+ProbeSidecar::ProbeSidecar(SidecarConfig config, uint64_t seed)
+    : config_(std::move(config)),
+      seed_(seed),
+      metrics_(config_.vantage),
+      output_(config_.report) {}
+
+ProbeSidecar::~ProbeSidecar() { Stop(); }
+
+bool ProbeSidecar::Start(std::string* error) {
+  EngineConfig engine_config;
+  engine_config.tls = {.ca_file = config_.probe_ca,
+                       .insecure_skip_verify = config_.probe_insecure};
+  engine_config.seed = seed_;
+  engine_ = std::make_unique<ProbeEngine>(
+      engine_config, [this](const ProbeEvent& e) { OnProbe(e); });
+  metrics_.SetEngine(engine_.get());
+  if (!engine_->Start(error)) {
+    *error = "probe engine: " + *error;
+    return false;
+  }
+  Reload();
+  watcher_ = std::make_unique<dns::DirWatcher>(
+      config_.manifests_dir, dns::WatchOptions{config_.reload_debounce, {}},
+      [this](dns::WatchEvent event) {
+        if (event == dns::WatchEvent::kChanged) Reload();
+      });
+  // Without an output the loop would have nothing to wait for.
+  if (output_.enabled()) reporter_ = std::thread([this] { ReportLoop(); });
+  if (!config_.http_listen.empty()) {
+    dns::Endpoint at;
+    if (!dns::ParseEndpoint(config_.http_listen, &at, error)) return false;
+    Route();
+    if (!http_.Start(at, "http", error)) return false;
+  }
+  return true;
+}
+
+void ProbeSidecar::Stop() {
+  http_.Stop();
+  watcher_.reset();              // no more reloads
+  if (engine_) engine_->Stop();  // no more sink calls
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (reporter_.joinable()) reporter_.join();
+  metrics_.SetEngine(nullptr);
+  engine_.reset();
+}
+
+void ProbeSidecar::Reload() {
+  const ManifestLoadResult loaded = LoadManifestDir(config_.manifests_dir);
+  if (!loaded.ok()) {
+    for (const ManifestError& e : loaded.errors) {
+      Log(LogLevel::kError, "manifest error",
+          {{"dir", config_.manifests_dir},
+           {"source", e.source},
+           {"object", e.object},
+           {"field", e.field},
+           {"error", e.message}});
+    }
+    Log(LogLevel::kWarn, "manifests broken, probing the last good node set",
+        {{"dir", config_.manifests_dir}, {"errors", loaded.errors.size()}});
+    return;
+  }
+  WorldTargets targets =
+      ProbeTargetsForWorld(loaded.world, config_.probe_token_dir);
+  for (const TokenProblem& p : targets.unreadable_tokens) {
+    Log(LogLevel::kError, "probe token unreadable; probing without it",
+        {{"node", p.node}, {"file", p.file}});
+  }
+  std::vector<std::string> nodes;
+  for (const ProbeTarget& t : targets.targets) nodes.push_back(t.node);
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  Log(LogLevel::kInfo, "manifests loaded",
+      {{"dir", config_.manifests_dir}, {"probed_nodes", nodes.size()}});
+  engine_->SetTargets(std::move(targets.targets));
+  {
+    std::lock_guard lock(mu_);
+    nodes_ = std::move(nodes);
+    loaded_ = true;
+    poked_ = true;
+  }
+  wake_.notify_all();
+}
+
+void ProbeSidecar::OnProbe(const ProbeEvent& e) {
+  metrics_.Observe(e);
+  if (e.transition.changed) {
+    Log(LogLevel::kInfo, "node health changed",
+        {{"node", e.node},
+         {"from", HealthName(e.transition.from)},
+         {"to", HealthName(e.transition.to)},
+         {"error", e.result.error}});
+    Poke();
+  }
+}
+
+void ProbeSidecar::Poke() {
+  {
+    std::lock_guard lock(mu_);
+    poked_ = true;
+  }
+  wake_.notify_all();
+}
+
+bool ProbeSidecar::Ready() const {
+  if (ready_.load()) return true;
+  std::vector<std::string> nodes;
+  {
+    std::lock_guard lock(mu_);
+    if (!loaded_ || !engine_) return false;
+    nodes = nodes_;
+  }
+  if (FirstRoundDone(nodes, engine_->Snapshot())) ready_.store(true);
+  return ready_.load();
+}
+
+void ProbeSidecar::ReportLoop() {
+  ReportSchedule schedule(config_.heartbeat.count());
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    const std::optional<int64_t> next = schedule.NextHeartbeatMs();
+    const auto due_in = std::chrono::milliseconds(
+        next ? std::max<int64_t>(0, *next - MonoMs()) : 0);
+    // Nothing to say before the manifests loaded: an empty report would
+    // claim this vantage probes nothing.
+    wake_.wait_for(
+        lock,
+        loaded_ ? due_in : std::chrono::milliseconds(std::chrono::hours(1)),
+        [this] { return stopping_ || poked_; });
+    if (stopping_) break;
+    poked_ = false;
+    if (!loaded_) continue;
+    const std::vector<std::string> nodes = nodes_;
+    lock.unlock();
+
+    const ProbeReport report =
+        BuildReport(nodes, engine_->Snapshot(), config_.vantage, WallMs());
+    HealthKey key = HealthKeyOf(report);
+    const int64_t now = MonoMs();
+    if (schedule.Due(key, now)) {
+      std::string error;
+      if (!output_.Write(SerializeProbeReport(report), &error)) {
+        Log(LogLevel::kError, "report write failed", {{"error", error}});
+      }
+      schedule.Written(std::move(key), now);
+    }
+    lock.lock();
+  }
+}
+
+void ProbeSidecar::Route() {
+  httplib::Server& server = http_.server();
+  server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok\n", "text/plain");
+  });
+  server.Get("/readyz",
+             [this](const httplib::Request&, httplib::Response& res) {
+               if (Ready()) {
+                 res.set_content("ready\n", "text/plain");
+                 return;
+               }
+               res.status = 503;
+               res.set_content(
+                   "not ready: waiting for the manifests and a first verdict "
+                   "for every node\n",
+                   "text/plain");
+             });
+  server.Get(
+      "/metrics", [this](const httplib::Request& req, httplib::Response& res) {
+        const auto families = metrics_.Collect();
+        if (dns::PrefersOpenMetrics(req.get_header_value("Accept"))) {
+          res.set_content(dns::SerializeOpenMetrics(families),
+                          dns::kOpenMetricsContentType);
+        } else {
+          res.set_content(prometheus::TextSerializer().Serialize(families),
+                          dns::kPrometheusTextContentType);
+        }
+      });
+}
+
+}  // namespace ax::probe

@@ -1,0 +1,69 @@
+// ax-probe as one object: the probe engine over the Nodes of a watched
+// manifest directory, the report writer thread (on a health change at once,
+// else every heartbeat), the metrics and the HTTP endpoint (/metrics,
+// /healthz, /readyz). main() builds it from the config; tests may run it in
+// process. Deciding health across vantages is not here (core quorum.h).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/engine.h"
+#include "metrics/probe_metrics.h"
+#include "server/dir_watcher.h"
+#include "server/http_listener.h"
+#include "server/net.h"
+#include "sidecar/config.h"
+#include "sidecar/report_output.h"
+
+namespace ax::probe {
+
+class ProbeSidecar {
+ public:
+  ProbeSidecar(SidecarConfig config, uint64_t seed);
+  ~ProbeSidecar();  // Stop()
+  ProbeSidecar(const ProbeSidecar&) = delete;
+  ProbeSidecar& operator=(const ProbeSidecar&) = delete;
+
+  // Starts the engine (fails on a bad CA bundle), loads the manifests (a
+  // broken directory is logged, not fatal: the watcher keeps trying), the
+  // report writer and HTTP (a bind failure is fatal).
+  bool Start(std::string* error);
+  // Stops HTTP, the watcher, the engine and the writer; idempotent.
+  void Stop();
+
+  // Latches true once the manifests loaded and every node has a verdict.
+  bool Ready() const;
+  const dns::Endpoint& http_address() const { return http_.bound(); }
+
+ private:
+  void Reload();                      // watcher thread (and Start)
+  void OnProbe(const ProbeEvent& e);  // engine thread
+  void ReportLoop();                  // reporter thread
+  void Poke();
+  void Route();
+
+  const SidecarConfig config_;
+  const uint64_t seed_;
+  ProbeMetrics metrics_;
+  const ReportOutput output_;
+  std::unique_ptr<ProbeEngine> engine_;
+  std::unique_ptr<dns::DirWatcher> watcher_;
+  dns::HttpListener http_;
+
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  bool poked_ = false;
+  bool stopping_ = false;
+  bool loaded_ = false;             // the manifests loaded at least once
+  std::vector<std::string> nodes_;  // targeted now, sorted
+  mutable std::atomic<bool> ready_{false};
+  std::thread reporter_;
+};
+
+}  // namespace ax::probe

@@ -1,0 +1,147 @@
+// ProbeMetrics over a real engine probing loopback TCP listeners: families,
+// labels, histogram buckets, and a removed node's series disappearing.
+#include "metrics/probe_metrics.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+namespace ax::probe {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A TCP socket listening on 127.0.0.1 (port 0); the kernel completes the
+// handshakes, so TCP checks pass without anyone calling accept.
+class Listener {
+ public:
+  Listener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+    ::listen(fd_, 64);
+    socklen_t len = sizeof(sa);
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&sa), &len);
+    port_ = ntohs(sa.sin_port);
+  }
+  ~Listener() { ::close(fd_); }
+  uint16_t port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
+};
+
+ProbeTarget Tcp(const std::string& node, uint16_t port) {
+  ProbeTarget t;
+  t.node = node;
+  t.address = *ParseIp("127.0.0.1");
+  t.check.protocol = ProbeProtocol::kTcp;
+  t.check.port = port;
+  t.check.interval_ms = 200;
+  t.check.timeout_ms = 1000;
+  return t;
+}
+
+const prometheus::MetricFamily* Find(
+    const std::vector<prometheus::MetricFamily>& families,
+    const std::string& name) {
+  for (const auto& f : families) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+std::string Label(const prometheus::ClientMetric& m, const std::string& name) {
+  for (const auto& l : m.label) {
+    if (l.name == name) return l.value;
+  }
+  return "";
+}
+
+TEST(ProbeMetricsTest, FamiliesFollowTheEngine) {
+  Listener up;
+  ProbeMetrics metrics("pod-a");
+  ProbeEngine engine(EngineConfig{.seed = 7},
+                     [&](const ProbeEvent& e) { metrics.Observe(e); });
+  metrics.SetEngine(&engine);
+  std::string error;
+  ASSERT_TRUE(engine.Start(&error)) << error;
+  // "closed": a port nothing listens on (bound, then closed).
+  uint16_t closed_port = 0;
+  { closed_port = Listener().port(); }
+  engine.SetTargets({Tcp("open", up.port()), Tcp("closed", closed_port)});
+  for (int i = 0; i < 500; ++i) {
+    const auto snap = engine.Snapshot();
+    if (snap.size() == 2 && snap.at("open").probes >= 2 &&
+        snap.at("closed").probes >= 1) {
+      break;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+
+  auto families = metrics.Collect();
+  for (const char* name :
+       {"ax_probe_up", "ax_node_health_state", "ax_probe_errors_total",
+        "ax_probe_state_changes_total", "ax_probe_connections_total",
+        "ax_probe_duration_seconds"}) {
+    ASSERT_NE(Find(families, name), nullptr) << name;
+  }
+  std::map<std::string, double> up_by_node, health_by_node;
+  for (const auto& m : Find(families, "ax_probe_up")->metric) {
+    EXPECT_EQ(Label(m, "vantage"), "pod-a");
+    up_by_node[Label(m, "node")] = m.gauge.value;
+  }
+  EXPECT_EQ(up_by_node["open"], 1);
+  EXPECT_EQ(up_by_node["closed"], 0);
+  for (const auto& m : Find(families, "ax_node_health_state")->metric) {
+    health_by_node[Label(m, "node")] = m.gauge.value;
+  }
+  EXPECT_EQ(health_by_node["open"], kHealthStateUp);
+  EXPECT_EQ(health_by_node["closed"], kHealthStateDown);
+  const auto& errors = Find(families, "ax_probe_errors_total")->metric;
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(Label(errors[0], "node"), "closed");
+  EXPECT_EQ(Label(errors[0], "reason"), "refused");
+  EXPECT_GE(errors[0].counter.value, 1);
+  EXPECT_GE(
+      Find(families, "ax_probe_connections_total")->metric.at(0).counter.value,
+      3);
+  bool saw_connect = false;
+  for (const auto& m : Find(families, "ax_probe_duration_seconds")->metric) {
+    if (Label(m, "node") != "open" || Label(m, "phase") != "connect") continue;
+    saw_connect = true;
+    EXPECT_GE(m.histogram.sample_count, 2u);
+    ASSERT_EQ(m.histogram.bucket.size(), kProbeDurationBounds.size() + 1);
+    EXPECT_EQ(m.histogram.bucket.back().cumulative_count,
+              m.histogram.sample_count);
+    EXPECT_DOUBLE_EQ(m.histogram.bucket.front().upper_bound, 0.001);
+  }
+  EXPECT_TRUE(saw_connect);
+
+  // A removed node's series go with it.
+  engine.SetTargets({Tcp("open", up.port())});
+  for (int i = 0; i < 200 && engine.Snapshot().count("closed"); ++i) {
+    std::this_thread::sleep_for(10ms);
+  }
+  families = metrics.Collect();
+  for (const auto& f : families) {
+    for (const auto& m : f.metric) {
+      EXPECT_NE(Label(m, "node"), "closed") << f.name;
+    }
+  }
+  engine.Stop();
+  metrics.SetEngine(nullptr);
+  families = metrics.Collect();
+  EXPECT_TRUE(Find(families, "ax_probe_up")->metric.empty());
+}
+
+}  // namespace
+}  // namespace ax::probe
