@@ -9,8 +9,8 @@ starts them) back as many nodes of one Domain that answers all of them. Each rou
 takes one node (in turn), waits a random part of an interval (so the stop falls at a
 different phase of the probe schedule each time), stops its endpoint (its port refuses
 connections) and asks ax-dns every --poll-ms until the node's address leaves the
-answer: the failover time. Then it starts the endpoint again and polls until the
-address is back: the recovery time. ax-dns's "node health changed" log line splits
+answer: the failover time. Then, again at a random phase, it starts the endpoint and
+polls until the address is back: the recovery time. ax-dns's "node health changed" log line splits
 each into the verdict (probes) and the answer (rebuild + serve).
 
 Writes DIR/results.json; tests/bench/failover/render.py turns it into markdown.
@@ -166,6 +166,9 @@ def main() -> int:
             wall_ms = time.time() * 1000
             failover, fq = poll_until(ax.port, lambda got: address not in got, poll_s, give_up_s)
             failover_verdict = change_after(ax, node, "Down", wall_ms)
+            # The Down verdict came just after a probe: start at a random phase too,
+            # or the first good probe would always be a whole period away.
+            time.sleep(rng.uniform(0, interval_s))
             backends.control(f"/start/{node}")
             wall_ms = time.time() * 1000
             recovery, rq = poll_until(ax.port, lambda got: address in got, poll_s, give_up_s)

@@ -41,7 +41,8 @@ def render(out: Path) -> str:
         f"{s['success_threshold']}); one Domain answers all of them. Each round stops one "
         f"node's endpoint ({s['kill']}) at a random phase of its probe schedule and asks "
         f"`ax-dns` every {s['poll_ms']:g} ms until the node's address leaves the answer "
-        f"(failover), then starts it and asks until the address is back (recovery). "
+        f"(failover), then, again at a random phase, starts it and asks until the address is "
+        f"back (recovery). "
         f"\"Verdict\" is when ax-dns logged the node's health change; the rest is the "
         f"snapshot rebuild and serving it. Rerun: `tests/bench/failover/run.sh` (~2 min; "
         f"`--rounds N`).", "",
