@@ -23,6 +23,16 @@ def gaps(g):
     return "—" if not g else f"{g['min']:.3f} / {g['median']:.3f} / {g['max']:.3f} s"
 
 
+def caution(results):
+    """On 2 cores, others' load slows the prober's own work too: say so."""
+    busy = max(r["others_cores"] for r in results)
+    if busy < 0.2:
+        return []
+    return [f"**Caution:** other processes used up to {busy:.2f} cores of the 2 during the "
+            f"measurement (no quiet moment came within the wait): CPU time read under such "
+            f"contention varies from run to run; rerun on a quiet machine to confirm.", ""]
+
+
 def verdict(ok):
     return "**PASS**" if ok else "**FAIL**"
 
@@ -44,6 +54,7 @@ def render(out: Path) -> str:
         f"`tests/bench/probe_load/run.sh` (~2 min; `--no-https` for HTTP only).", "",
         f"Machine: {m['cpus']} CPUs ({m['cpu_model']}), kernel {m['kernel']}; run "
         f"{first['date']}: `{first['command']}`.", "",
+        *caution(results),
         "| Check | probes/s | probe thread CPU | whole ax-dns CPU | connections per node per "
         "interval (min / mean / max) | most in one interval, any node | gap between a node's "
         "probes (min / median / max) | "
