@@ -70,7 +70,7 @@ def render(out: Path) -> str:
             f"| {r['most_conns_in_one_interval']} "
             f"| {gaps(r['gap_s'])} "
             f"| {r['verdicts']['down']} | {r['rss_mib']:.0f} MiB "
-            f"| {r['others_cores']:.2f} cores |")
+            f"| {max(0.0, r['others_cores']):.2f} cores |")
     lines += ["", "Targets (issue 5: 500 nodes probed every 2 s by one prober):", "",
               "| Target | Measured | Result |", "|---|---|---|"]
     for r in results:
