@@ -150,6 +150,12 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
   out["addresses"] = std::move(addresses);
   out["ttl"] = answer.ttl;
   out["ttlReason"] = TtlReasonName(answer.ttl_reason);
+  // Down nodes have left every route, so the candidates cannot show them:
+  // listing them says why a route fell back without reading the snapshot.
+  nlohmann::json down = nlohmann::json::array();
+  for (const SnapshotNode& n : s.nodes) {
+    if (n.health == Health::kDown) down.push_back(n.name);
+  }
   std::string summary = FormatIp(req.client) + " -> " +
                         Describe(cls, s.regions, req.geo) + " -> " +
                         RouteSourceName(route.source);
@@ -158,6 +164,8 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
   summary += " -> [" + out["pick"].dump() + "] TTL " +
              std::to_string(answer.ttl) + " (" +
              TtlReasonName(answer.ttl_reason) + ")";
+  if (!down.empty()) summary += "; down: " + down.dump();
+  out["nodesDown"] = std::move(down);
   out["summary"] = summary;
   return out;
 }

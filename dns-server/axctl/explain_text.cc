@@ -77,6 +77,8 @@ std::string ExplanationToText(const nlohmann::json& e) {
       << "\n";
   out << "ttl         " << Str(e, "ttl") << " (" << Str(e, "ttlReason")
       << ")\n";
+  if (e.contains("nodesDown") && !e["nodesDown"].empty())
+    out << "down        " << e["nodesDown"].dump() << "\n";
   return out.str();
 }
 

@@ -1,7 +1,8 @@
 // StandaloneSource: manifests -> World -> BuildSnapshot -> store. Node status
 // comes from the in-process prober where a node declares a healthCheck and has
 // a verdict, else "Up by adminState" (the builder drops Drain/Disabled nodes
-// itself). A verdict change pokes the watcher thread to rebuild at once.
+// itself). A verdict change is logged and pokes the watcher thread to rebuild
+// at once.
 #include "server/standalone.h"
 
 #include <chrono>
@@ -36,8 +37,16 @@ bool StandaloneSource::Start(std::string* error) {
     prober_ = std::make_unique<probe::ProbeEngine>(
         options_.probe_engine, [this](const probe::ProbeEvent& event) {
           probe_metrics_->Observe(event);
+          if (!event.transition.changed) return;
+          // Rare (thresholds damp flapping) and what an operator asks first
+          // when answers change: which node, which way, and why.
+          Log(LogLevel::kInfo, "node health changed",
+              {{"node", event.node},
+               {"from", HealthName(event.transition.from)},
+               {"to", HealthName(event.transition.to)},
+               {"error", event.result.error}});
           // watcher_ exists: the prober starts after it.
-          if (event.transition.changed) watcher_->Poke();
+          watcher_->Poke();
         });
     probe_metrics_->SetEngine(prober_.get());
   }

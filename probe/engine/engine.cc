@@ -2,6 +2,7 @@
 #include "engine/engine.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -112,6 +113,8 @@ EngineCounters ProbeEngine::Counters() const {
 }
 
 void ProbeEngine::Loop() {
+  // Named so top -H and /proc/PID/task/*/comm show what the probing costs.
+  pthread_setname_np(pthread_self(), "ax-probe");
   ScopedSigpipeBlock no_sigpipe;
   std::array<epoll_event, kMaxEvents> events;
   while (!stop_) {

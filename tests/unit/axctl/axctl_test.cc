@@ -34,8 +34,8 @@ TEST(ExplainTextTest, QuickstartExplanationReadsTopToBottom) {
   req.geo.country = "CN";
   req.geo.subdivision = "CN-GD";
   req.geo.asn = 4134;
-  const std::string text =
-      ExplanationToText(Explain(*snapshot, Classifier(snapshot->regions), req));
+  nlohmann::json e = Explain(*snapshot, Classifier(snapshot->regions), req);
+  const std::string text = ExplanationToText(e);
   for (const char* part :
        {"query       www.example.test from 113.108.1.1",
         "classified  subdivision CN-GD + ASN 4134 -> region cn-south-telecom",
@@ -47,6 +47,11 @@ TEST(ExplainTextTest, QuickstartExplanationReadsTopToBottom) {
   EXPECT_LT(text.find("classified"), text.find("route"));
   EXPECT_LT(text.find("route"), text.find("candidates"));
   EXPECT_LT(text.find("candidates"), text.find("pick"));
+  // Every node counts Up here; a probed-down node gets its own line.
+  EXPECT_EQ(text.find("down "), std::string::npos) << text;
+  e["nodesDown"] = nlohmann::json::array({"gz-01"});
+  EXPECT_NE(ExplanationToText(e).find("down        [\"gz-01\"]"),
+            std::string::npos);
 }
 
 TEST(ExplainTextTest, ErrorIsOneLine) {

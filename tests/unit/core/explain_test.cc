@@ -59,6 +59,7 @@ TEST(ExplainTest, RegionAnswerShowsClassificationCandidatesAndTtl) {
   EXPECT_EQ(e["ttlReason"], "steady");
   EXPECT_NE(e["summary"].get<std::string>().find("region south"),
             std::string::npos);
+  EXPECT_EQ(e["nodesDown"], nlohmann::json::array());
 }
 
 TEST(ExplainTest, FallbackRegionAndCnameSteps) {
@@ -69,6 +70,10 @@ TEST(ExplainTest, FallbackRegionAndCnameSteps) {
   EXPECT_EQ(e["route"]["source"], "FallbackRegion");
   EXPECT_EQ(e["route"]["via"], "north");
   EXPECT_EQ(e["pick"], nlohmann::json({"bj-01"}));
+  // Why it fell back: the region's nodes are down.
+  EXPECT_EQ(e["nodesDown"], nlohmann::json({"gz-01", "gz-02"}));
+  EXPECT_NE(e["summary"].get<std::string>().find(R"(down: ["gz-01","gz-02"])"),
+            std::string::npos);
 
   t.status["bj-01"].health = Health::kDown;
   e = ExplainFor(t.Build(), "113.108.1.1", "CN-GD", 4134);
