@@ -18,7 +18,9 @@ namespace ax::dns {
 namespace {
 
 using testing::A;
+using testing::LastAddress;
 using testing::MustOpen;
+using testing::RandomAddress;
 using testing::RealGeoDir;
 using Detail = GeoResolver::Detail;
 using Mode = GeoResolver::Mode;
@@ -120,14 +122,6 @@ TEST_F(RealGeoDataTest, ClassifiesKnownAddresses) {
   }
 }
 
-// The last address of `ip`'s block of prefix `length`.
-IpAddress LastAddress(IpAddress ip, int length) {
-  for (int bit = length; bit < ip.BitLength(); ++bit) {
-    ip.bytes[bit / 8] |= static_cast<uint8_t>(0x80 >> (bit % 8));
-  }
-  return ip;
-}
-
 // The compiled tables agree with the files on every field, at seeded random
 // addresses of both families, and never claim a wider scope than holds: the
 // first and last address of the claimed block classify alike, and the block
@@ -135,14 +129,7 @@ IpAddress LastAddress(IpAddress ip, int length) {
 TEST_F(RealGeoDataTest, CompiledAgreesWithDatabases) {
   std::mt19937_64 rng(20261130);
   for (int i = 0; i < 20000; ++i) {
-    IpAddress ip;
-    ip.family = i % 2 == 0 ? IpFamily::kV4 : IpFamily::kV6;
-    for (uint8_t& byte : ip.bytes) byte = static_cast<uint8_t>(rng());
-    if (ip.family == IpFamily::kV4) {
-      std::fill(ip.bytes.begin() + 4, ip.bytes.end(), 0);
-    } else {
-      ip.bytes[0] = 0x20 | (ip.bytes[0] & 0x0f);  // 2000::/4: assigned space
-    }
+    const IpAddress ip = RandomAddress(rng, i);
     SCOPED_TRACE(FormatIp(ip));
     GeoInfo want;
     GeoInfo got;

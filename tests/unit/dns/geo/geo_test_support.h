@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <random>
 #include <string>
 
 #include "ax/ip.h"
@@ -27,6 +29,28 @@ inline std::string RealGeoDir() {
 }
 
 inline IpAddress A(const char* text) { return ParseIp(text).value(); }
+
+// The last address of `ip`'s block of prefix `length`.
+inline IpAddress LastAddress(IpAddress ip, int length) {
+  for (int bit = length; bit < ip.BitLength(); ++bit) {
+    ip.bytes[bit / 8] |= static_cast<uint8_t>(0x80 >> (bit % 8));
+  }
+  return ip;
+}
+
+// A seeded random address: IPv4 for even `i`, else IPv6 in 2000::/4 (assigned
+// space, where the databases say something).
+inline IpAddress RandomAddress(std::mt19937_64& rng, int i) {
+  IpAddress ip;
+  ip.family = i % 2 == 0 ? IpFamily::kV4 : IpFamily::kV6;
+  for (uint8_t& byte : ip.bytes) byte = static_cast<uint8_t>(rng());
+  if (ip.family == IpFamily::kV4) {
+    std::fill(ip.bytes.begin() + 4, ip.bytes.end(), 0);
+  } else {
+    ip.bytes[0] = 0x20 | (ip.bytes[0] & 0x0f);
+  }
+  return ip;
+}
 
 inline std::shared_ptr<const MmdbFile> MustOpen(const std::string& path) {
   std::string error;

@@ -20,7 +20,9 @@ namespace ax::dns {
 namespace {
 
 using testing::A;
+using testing::LastAddress;
 using testing::MustOpen;
+using testing::RandomAddress;
 using Detail = GeoResolver::Detail;
 
 SnapshotRegion Region(const char* name, RegionMatch match) {
@@ -28,13 +30,6 @@ SnapshotRegion Region(const char* name, RegionMatch match) {
   r.name = name;
   r.match = std::move(match);
   return r;
-}
-
-IpAddress LastAddress(IpAddress ip, int length) {
-  for (int bit = length; bit < ip.BitLength(); ++bit) {
-    ip.bytes[bit / 8] |= static_cast<uint8_t>(0x80 >> (bit % 8));
-  }
-  return ip;
 }
 
 Classification Slow(const Classifier& classifier, const GeoResolver& geo,
@@ -142,14 +137,7 @@ TEST(GeoRegionMapTest, MatchesTheLookupOnRealData) {
   std::mt19937_64 rng(20261130);
   int declined = 0;
   for (int i = 0; i < 5000; ++i) {
-    IpAddress ip;
-    ip.family = i % 2 == 0 ? IpFamily::kV4 : IpFamily::kV6;
-    for (uint8_t& byte : ip.bytes) byte = static_cast<uint8_t>(rng());
-    if (ip.family == IpFamily::kV4) {
-      std::fill(ip.bytes.begin() + 4, ip.bytes.end(), 0);
-    } else {
-      ip.bytes[0] = 0x20 | (ip.bytes[0] & 0x0f);
-    }
+    const IpAddress ip = RandomAddress(rng, i);
     if (!Agrees(classifier, *geo, *map, ip)) ++declined;
     if (::testing::Test::HasFailure()) break;
   }
