@@ -26,6 +26,7 @@ HealthPolicy HealthPolicy::FromHealthCheck(const HealthCheck& check) {
   HealthPolicy policy;
   policy.failure_threshold = check.failure_threshold;
   policy.success_threshold = check.success_threshold;
+  policy.damping = check.flap_damping;
   return policy;
 }
 
@@ -38,6 +39,7 @@ Transition HealthTracker::Observe(const ProbeResult& result,
   const Health from = state_;
   // Equal timestamps are ignored too, so replaying a report is a no-op.
   if (last_at_ms_ && result.at_ms <= *last_at_ms_) return {from, from, false};
+  if (last_at_ms_) DecayPenalty(result.at_ms - *last_at_ms_, policy.damping);
   last_at_ms_ = result.at_ms;
 
   if (result.load) load_ = result.load;
@@ -52,7 +54,16 @@ Transition HealthTracker::Observe(const ProbeResult& result,
     last_error_ = result.error;
   }
 
-  const Health to = NextState(policy);
+  // The thresholds' verdict keeps running under a hold, and its flaps keep
+  // adding penalty, as withdrawals of a suppressed route do (RFC 2439 §4.4):
+  // a node that is still flapping stays held.
+  const Health verdict = NextState(policy);
+  if (verdict_ == Health::kUp && verdict == Health::kDown) {
+    AddFlapPenalty(policy.damping);
+  }
+  verdict_ = verdict;
+
+  const Health to = suppressed_ ? Health::kDown : verdict;
   if (to != from) {
     state_ = to;
     changed_at_ms_ = result.at_ms;
@@ -65,7 +76,7 @@ Health HealthTracker::NextState(const HealthPolicy& policy) const {
   // A threshold of 0 would mean "change without evidence"; treat it as 1.
   const uint32_t fall = std::max<uint32_t>(1, policy.failure_threshold);
   const uint32_t rise = std::max<uint32_t>(1, policy.success_threshold);
-  switch (state_) {
+  switch (verdict_) {
     case Health::kUnknown:
       // The first result decides. Waiting for `rise` successes would keep every
       // node Unknown for ~25 s after each operator restart or new Node, and
@@ -77,7 +88,31 @@ Health HealthTracker::NextState(const HealthPolicy& policy) const {
     case Health::kDown:
       return ok_streak_ >= rise ? Health::kUp : Health::kDown;
   }
-  return state_;
+  return verdict_;
+}
+
+void HealthTracker::DecayPenalty(int64_t elapsed_ms,
+                                 const FlapDamping& damping) {
+  if (!damping.enabled || damping.half_life_ms == 0) {
+    penalty_ = 0;
+    suppressed_ = false;
+    return;
+  }
+  // RFC 2439 §4.2: exponential decay, halving every half-life.
+  penalty_ *= std::exp2(-static_cast<double>(elapsed_ms) /
+                        static_cast<double>(damping.half_life_ms));
+  if (suppressed_ && penalty_ < kReuseLimit) suppressed_ = false;
+}
+
+void HealthTracker::AddFlapPenalty(const FlapDamping& damping) {
+  if (!damping.enabled || damping.half_life_ms == 0) return;
+  // The ceiling bounds how long the node can stay held: from it, the penalty
+  // decays to the reuse limit in exactly max_suppress (RFC 2439 §4.2).
+  const double ceiling =
+      kReuseLimit * std::exp2(static_cast<double>(damping.max_suppress_ms) /
+                              static_cast<double>(damping.half_life_ms));
+  penalty_ = std::min(ceiling, penalty_ + kFlapPenalty);
+  if (penalty_ >= kSuppressLimit) suppressed_ = true;
 }
 
 void HealthTracker::AddLatencySample(double sample,

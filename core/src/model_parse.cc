@@ -76,6 +76,13 @@ void ParseHealthCheck(Fields& hc, HealthCheck& h) {
   hc.Read("interval", h.interval_ms, &DecodeMilliseconds);
   hc.Read("failureThreshold", h.failure_threshold);
   hc.Read("successThreshold", h.success_threshold);
+  if (hc.Has("flapDamping")) {
+    Fields damping = hc.Sub("flapDamping");
+    damping.Read("enabled", h.flap_damping.enabled);
+    damping.Read("halfLife", h.flap_damping.half_life_ms, &DecodeMilliseconds);
+    damping.Read("maxSuppress", h.flap_damping.max_suppress_ms,
+                 &DecodeMilliseconds);
+  }
   hc.Read("tokenSecretRef", h.token_secret_ref);
 }
 

@@ -125,6 +125,8 @@ bool DecodeResult(Context& ctx, const std::string& path, const json& v,
   f.Read("consecutiveFailures", r.consecutive_failures);
   f.Read("consecutiveSuccesses", r.consecutive_successes);
   f.Read("transitions", r.transitions);
+  f.Read("suppressed", r.suppressed);
+  f.Read("flapPenalty", r.flap_penalty, &DecodeAmount);
   f.Read("healthChangedAt", r.health_changed_at_ms, &DecodeFormat<&ReadTimeMs>);
   return true;
 }
@@ -174,6 +176,8 @@ ordered_json ResultJson(const ProbeNodeReport& r) {
   out["consecutiveFailures"] = r.consecutive_failures;
   out["consecutiveSuccesses"] = r.consecutive_successes;
   out["transitions"] = r.transitions;
+  if (r.suppressed) out["suppressed"] = true;
+  if (r.flap_penalty > 0) out["flapPenalty"] = RoundMs(r.flap_penalty);
   if (r.health_changed_at_ms != 0) {
     out["healthChangedAt"] = FormatRfc3339Ms(r.health_changed_at_ms);
   }

@@ -208,6 +208,16 @@ class Checker {
             "must not exceed the interval (" + std::to_string(hc.interval_ms) +
                 "ms), got " + std::to_string(hc.timeout_ms) + "ms");
     }
+    const FlapDamping& damping = hc.flap_damping;
+    if (damping.enabled && damping.half_life_ms == 0)
+      Error(n, "spec.healthCheck.flapDamping.halfLife",
+            "must be longer than 0");
+    if (damping.enabled && damping.max_suppress_ms < damping.half_life_ms) {
+      Error(n, "spec.healthCheck.flapDamping.maxSuppress",
+            "must be at least the half-life (" +
+                std::to_string(damping.half_life_ms) + "ms), got " +
+                std::to_string(damping.max_suppress_ms) + "ms");
+    }
   }
 
   void CheckRule(const Rule& r) {

@@ -315,6 +315,8 @@ void ProbeEngine::Record(const ProbeTarget& target,
     view.transitions = state.tracker.transitions();
     view.consecutive_successes = state.tracker.consecutive_successes();
     view.consecutive_failures = state.tracker.consecutive_failures();
+    view.suppressed = state.tracker.suppressed();
+    view.flap_penalty = state.tracker.flap_penalty();
     view.status = state.tracker.ToStatus();
     view.last = outcome;
     view.last_at_ms = at_ms;

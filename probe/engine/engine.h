@@ -73,6 +73,8 @@ struct NodeProbeState {
   uint32_t transitions = 0;    // Up <-> Down only (flaps)
   uint32_t consecutive_successes = 0;
   uint32_t consecutive_failures = 0;
+  bool suppressed = false;  // held Down by flap damping
+  double flap_penalty = 0;
 };
 
 struct EngineCounters {

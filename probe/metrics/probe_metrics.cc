@@ -90,6 +90,10 @@ std::vector<MetricFamily> ProbeMetrics::Collect() const {
                         "health verdict changes by node, the first verdict "
                         "out of unknown included",
                         MetricType::Counter);
+  auto suppressed = Family("ax_probe_flap_suppressed",
+                           "1 while flap damping holds the node down after "
+                           "repeated up/down changes, else 0",
+                           MetricType::Gauge);
   for (const auto& [node, state] : nodes) {
     if (state.last) {
       Add(up, state.last->ok() ? 1 : 0,
@@ -101,6 +105,7 @@ std::vector<MetricFamily> ProbeMetrics::Collect() const {
           {{"node", node}, {"reason", ProbeErrorName(kind)}});
     }
     Add(changes, state.state_changes, {{"node", node}});
+    Add(suppressed, state.suppressed ? 1 : 0, {{"node", node}});
   }
   auto connections =
       Family("ax_probe_connections_total",
@@ -138,7 +143,8 @@ std::vector<MetricFamily> ProbeMetrics::Collect() const {
   }
 
   std::vector<MetricFamily> out;
-  for (auto* f : {&up, &health, &errors, &changes, &connections, &duration}) {
+  for (auto* f : {&up, &health, &errors, &changes, &suppressed, &connections,
+                  &duration}) {
     out.push_back(std::move(*f));
   }
   std::sort(out.begin(), out.end(),

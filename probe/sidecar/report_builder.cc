@@ -17,6 +17,8 @@ ProbeNodeReport NodeReport(const std::string& node,
   r.consecutive_failures = state.consecutive_failures;
   r.consecutive_successes = state.consecutive_successes;
   r.transitions = state.transitions;
+  r.suppressed = state.suppressed;
+  r.flap_penalty = state.flap_penalty;
   if (state.last) {
     const ProbeOutcome& last = *state.last;
     r.up = last.ok();

@@ -26,10 +26,12 @@ def free_port() -> int:
 
 def write_manifests(directory: Path, ports: list[int], *, proto: str = "HTTP",
                     interval: str, timeout: str, failure_threshold: int,
-                    success_threshold: int, max_answers: int) -> list[tuple[str, str]]:
+                    success_threshold: int, max_answers: int,
+                    flap_damping: bool = True) -> list[tuple[str, str]]:
     """Nodes n000.. with health checks on 127.0.0.1:ports[i], all in one catch-all
     Region, and one Domain bench.example.test answering up to max_answers of them.
     Returns (node, address) pairs; addresses are 10.x.y.z, one per node."""
+    damping = "" if flap_damping else "\n    flapDamping: {enabled: false}"
     directory.mkdir(parents=True, exist_ok=True)
     nodes, docs = [], []
     for i, port in enumerate(ports):
@@ -55,7 +57,7 @@ spec:
     timeout: {timeout}
     interval: {interval}
     failureThreshold: {failure_threshold}
-    successThreshold: {success_threshold}
+    successThreshold: {success_threshold}{damping}
 """)
     (directory / "nodes.yaml").write_text("---\n".join(docs))
     (directory / "world.yaml").write_text(f"""apiVersion: gslb.ax.io/v1alpha1

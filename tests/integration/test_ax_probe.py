@@ -11,80 +11,19 @@ says about itself. Every process is stopped by its PID.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import threading
 import time
-import urllib.error
-import urllib.request
-from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 from prometheus_client.openmetrics.parser import (
     text_string_to_metric_families as parse_openmetrics)
 from prometheus_client.parser import text_string_to_metric_families as parse_prometheus
 
-from axharness import REPO, HarnessError, stop_process
+from probeharness import AxProbe, Backend, rfc3339_seconds
 
 FAILURE_THRESHOLD = 3
 SUCCESS_THRESHOLD = 4
 NODES = ("n1", "n2", "n3")
 VANTAGE = "it-probe-a"
-
-
-def ax_probe_binary() -> Path:
-    """AX_PROBE_BIN (set by ctest), else the dev preset's build."""
-    env = os.environ.get("AX_PROBE_BIN")
-    path = Path(env) if env else REPO / "build" / "dev" / "probe" / "ax-probe"
-    if not path.is_file() or not os.access(path, os.X_OK):
-        raise HarnessError(f"ax-probe binary not found at {path}: build it or set AX_PROBE_BIN")
-    return path
-
-
-class Backend:
-    """A health endpoint answering `status`; records (time, status) of every hit."""
-
-    def __init__(self) -> None:
-        self.status = 200
-        self.hits: list[tuple[float, int]] = []
-        self.lock = threading.Lock()
-        backend = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 (http.server's naming)
-                with backend.lock:
-                    status = backend.status
-                    backend.hits.append((time.time(), status))
-                body = b'{"bandwidth_mbps": 12.5, "connections": 7}'
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def set_status(self, status: int) -> float:
-        with self.lock:
-            self.status = status
-            return time.time()
-
-    def hits_since(self, t: float, status: int | None = None) -> list[float]:
-        with self.lock:
-            return [at for at, s in self.hits if at >= t and (status is None or s == status)]
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def node_manifest(name: str, port: int) -> str:
@@ -107,86 +46,6 @@ spec:
 """
 
 
-def rfc3339_seconds(text: str) -> float:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-
-
-class AxProbe:
-    """One ax-probe process; its stdout reports are collected as (time, document)."""
-
-    def __init__(self, manifests: Path, workdir: Path, extra: list[str] | None = None):
-        self.log_path = workdir / "ax-probe.log"
-        self.reports: list[tuple[float, dict]] = []
-        self.lock = threading.Lock()
-        self.cond = threading.Condition(self.lock)
-        cmd = [str(ax_probe_binary()), "--manifests", str(manifests), "--vantage", VANTAGE,
-               "--http-listen", "127.0.0.1:0", "--reload-debounce", "50ms"] + (extra or [])
-        with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log,
-                                         stdin=subprocess.DEVNULL)
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-        self.http = self._wait_http()
-
-    def _read(self) -> None:
-        for raw in self.proc.stdout:
-            doc = json.loads(raw)  # a broken line fails the wait below with context
-            with self.cond:
-                self.reports.append((time.time(), doc))
-                self.cond.notify_all()
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-    def _wait_http(self, timeout: float = 20.0) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise HarnessError(f"ax-probe exited with {self.proc.returncode}:\n{self.log()}")
-            for raw in self.log().splitlines():
-                try:
-                    line = json.loads(raw)
-                except json.JSONDecodeError:
-                    continue
-                if line.get("msg") == "http listening":
-                    return line["address"]
-            time.sleep(0.05)
-        raise HarnessError(f"ax-probe did not listen in time:\n{self.log()}")
-
-    def wait_report(self, pred, timeout: float = 15.0, after: int = 0) -> tuple[int, dict]:
-        """The first report (index >= after) whose results satisfy pred(results by node)."""
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while True:
-                for i in range(after, len(self.reports)):
-                    doc = self.reports[i][1]
-                    if pred({r["node"]: r for r in doc["spec"]["results"]}):
-                        return i, doc
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    last = self.reports[-1][1] if self.reports else None
-                    raise AssertionError(f"no matching report; last: {last}\n{self.log()[-4000:]}")
-                self.cond.wait(left)
-
-    def count(self) -> int:
-        with self.lock:
-            return len(self.reports)
-
-    def get(self, path: str, accept: str | None = None) -> tuple[int, str, str]:
-        req = urllib.request.Request(f"http://{self.http}{path}")
-        if accept:
-            req.add_header("Accept", accept)
-        try:
-            with urllib.request.urlopen(req, timeout=5) as r:
-                return r.status, r.headers.get("Content-Type", ""), r.read().decode()
-        except urllib.error.HTTPError as e:
-            return e.code, e.headers.get("Content-Type", ""), e.read().decode()
-
-    def stop(self) -> int | None:
-        stop_process(self.proc)
-        return self.proc.returncode
-
-
 @pytest.fixture
 def backends():
     started = {name: Backend() for name in NODES}
@@ -206,7 +65,7 @@ def manifests(tmp_path, backends):
 
 @pytest.fixture
 def probe(tmp_path, manifests):
-    p = AxProbe(manifests, tmp_path)
+    p = AxProbe(manifests, tmp_path, vantage=VANTAGE)
     yield p
     rc = p.stop()
     assert rc == 0, f"ax-probe exited with {rc} after SIGTERM:\n{p.log()[-4000:]}"
@@ -351,7 +210,8 @@ def test_deleted_node_disappears(probe, manifests, backends):
 
 def test_report_file_is_replaced_and_heartbeat_rewrites_it(tmp_path, manifests):
     report = tmp_path / "report.json"
-    p = AxProbe(manifests, tmp_path, ["--report", str(report), "--heartbeat", "300ms"])
+    p = AxProbe(manifests, tmp_path, ["--report", str(report), "--heartbeat", "300ms"],
+                vantage=VANTAGE)
     try:
         deadline = time.monotonic() + 15
         seen = []

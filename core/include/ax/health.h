@@ -1,6 +1,7 @@
 // Per-node, per-vantage health state machine: turns one vantage's stream of raw
-// probe results into an anti-flap verdict (fail 3 / rise 5), a smoothed latency
-// and the latest self-reported load. Pure: time arrives in ProbeResult::at_ms.
+// probe results into an anti-flap verdict (fail 3 / rise 5, plus flap damping
+// that holds a node Down once it keeps flapping), a smoothed latency and the
+// latest self-reported load. Pure: time arrives in ProbeResult::at_ms.
 // Combining several vantages' verdicts lives in quorum.h, probing at the edges.
 #pragma once
 
@@ -34,6 +35,7 @@ struct HealthPolicy {
   // 0 (or anything outside (0, 1)): plain mean over the window. In (0, 1): the
   // newest sample weighs 1, the k-th older one latency_decay^k.
   double latency_decay = 0;
+  FlapDamping damping;
 
   static HealthPolicy FromHealthCheck(const HealthCheck& check);
   size_t EffectiveLatencyWindow() const;
@@ -62,6 +64,14 @@ class HealthTracker {
   uint32_t transitions() const { return transitions_; }
   uint32_t consecutive_successes() const { return ok_streak_; }
   uint32_t consecutive_failures() const { return fail_streak_; }
+  // Flap damping (RFC 2439 §4.2 figures): every Up -> Down adds kFlapPenalty;
+  // at kSuppressLimit the node is held Down until the decayed penalty falls
+  // below kReuseLimit. Both as of the latest observed result.
+  static constexpr double kFlapPenalty = 1000;
+  static constexpr double kSuppressLimit = 2000;
+  static constexpr double kReuseLimit = 750;
+  bool suppressed() const { return suppressed_; }
+  double flap_penalty() const { return penalty_; }
   // The error of the latest result if it failed, for status conditions.
   const std::string& last_error() const { return last_error_; }
 
@@ -70,13 +80,18 @@ class HealthTracker {
  private:
   Health NextState(const HealthPolicy& policy) const;
   void AddLatencySample(double sample, const HealthPolicy& policy);
+  void DecayPenalty(int64_t elapsed_ms, const FlapDamping& damping);
+  void AddFlapPenalty(const FlapDamping& damping);
 
-  Health state_ = Health::kUnknown;
+  Health state_ = Health::kUnknown;    // verdict_, or Down while suppressed
+  Health verdict_ = Health::kUnknown;  // the thresholds' alone
   std::optional<int64_t> last_at_ms_;
   int64_t changed_at_ms_ = 0;
   uint32_t ok_streak_ = 0;
   uint32_t fail_streak_ = 0;
   uint32_t transitions_ = 0;
+  double penalty_ = 0;  // as of last_at_ms_
+  bool suppressed_ = false;
   std::deque<double> latency_samples_;  // oldest first
   std::optional<double> latency_ms_;
   std::optional<NodeLoad> load_;

@@ -89,6 +89,16 @@ struct Region {
       fallback_regions;  // tried in order when no node is healthy
 };
 
+// Flap damping of a node's health, after BGP route flap damping (RFC 2439
+// §4.2): each Up -> Down change adds a penalty that halves every half-life;
+// past the suppress limit the node is held Down, however its probes go, until
+// the penalty decays below the reuse limit (at most maxSuppress).
+struct FlapDamping {
+  bool enabled = true;
+  uint32_t half_life_ms = 15 * 60 * 1000;     // RFC 2439 §4.2's 15 minutes
+  uint32_t max_suppress_ms = 60 * 60 * 1000;  // and its 60 minutes
+};
+
 struct HealthCheck {
   ProbeProtocol protocol = ProbeProtocol::kTcp;
   uint16_t port = 0;
@@ -103,6 +113,7 @@ struct HealthCheck {
   uint32_t interval_ms = 5000;
   uint32_t failure_threshold = 3;
   uint32_t success_threshold = 5;
+  FlapDamping flap_damping;
   std::string token_secret_ref;
 };
 

@@ -41,7 +41,9 @@ struct ProbeNodeReport {
   std::string error_detail;  // human-readable cause; "" when ok
   uint32_t consecutive_failures = 0;
   uint32_t consecutive_successes = 0;
-  uint32_t transitions = 0;          // Up <-> Down flaps
+  uint32_t transitions = 0;  // Up <-> Down flaps
+  bool suppressed = false;   // held Down by flap damping (health.h)
+  double flap_penalty = 0;   // the damping penalty, as of the last probe
   int64_t health_changed_at_ms = 0;  // 0: never (still Unknown)
 };
 

@@ -140,7 +140,11 @@ def main() -> int:
     ports = [free_port() for _ in range(args.nodes)]
     nodes = write_manifests(work / "manifests", ports, interval=args.interval,
                             timeout=args.timeout, failure_threshold=args.failure_threshold,
-                            success_threshold=args.success_threshold, max_answers=args.nodes)
+                            success_threshold=args.success_threshold, max_answers=args.nodes,
+                            # Each node is stopped every few rounds: damping would
+                            # hold it Down at its third stop, and this measures the
+                            # thresholds' detection time.
+                            flap_damping=False)
     backends = Backends(ports, [n for n, _ in nodes], work)
     ax = None
     rounds, changes = [], []

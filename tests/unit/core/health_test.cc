@@ -1,9 +1,11 @@
 // The per-vantage health state machine: thresholds, cold start, ordering,
-// latency smoothing and anti-flap. Clocks are explicit at_ms values.
+// latency smoothing, anti-flap thresholds and flap damping. Clocks are
+// explicit at_ms values.
 #include "ax/health.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -228,23 +230,135 @@ TEST(HealthTrackerTest, KeepsLatestLoad) {
   EXPECT_DOUBLE_EQ(t.ToStatus().load->connections, 40);
 }
 
+HealthPolicy WithoutDamping(HealthPolicy p) {
+  p.damping.enabled = false;
+  return p;
+}
+
 TEST(HealthTrackerTest, AntiFlapUnderRandomFailures) {
-  // 1000 probes failing 30% of the time. Raw mt19937 output is specified by
-  // the standard, so the sequence is the same with every standard library.
+  // 1000 probes one second apart failing 30% of the time. Raw mt19937 output
+  // is specified by the standard, so the sequence is the same with every
+  // standard library.
   std::mt19937 rng(20240601);
   std::string pattern;
   for (int i = 0; i < 1000; ++i) pattern += rng() % 10 < 3 ? 'F' : 'S';
 
-  const uint32_t naive = Replay(pattern, Thresholds(1, 1)).transitions();
-  const uint32_t damped = Replay(pattern, HealthPolicy{}).transitions();
+  const uint32_t naive =
+      Replay(pattern, WithoutDamping(Thresholds(1, 1))).transitions();
+  const uint32_t thresholds =
+      Replay(pattern, WithoutDamping(HealthPolicy{})).transitions();
+  const HealthTracker damped = Replay(pattern, HealthPolicy{});
   // Threshold 1 flips on every S/F boundary: expected 2 * 0.3 * 0.7 * 1000
   // = 420. Fail-3 needs a run of three failures (0.3^3 = 2.7% per start,
   // ~19 runs in 1000 probes) and each comes back after five successes, so
-  // ~38 transitions are expected. This seed: 295 failures, 409 naive and 32
-  // damped transitions; the bounds leave room only for a changed rule.
+  // ~38 transitions are expected: thresholds alone still flap every ~60 s.
+  // This seed: 295 failures, 409 naive and 32 threshold transitions; the
+  // bounds leave room only for a changed rule.
   EXPECT_GE(naive, 380u);
-  EXPECT_LE(damped, 40u);
-  EXPECT_LE(damped * 8, naive);
+  EXPECT_GE(thresholds, 24u);
+  EXPECT_LE(thresholds, 40u);
+  // Damping: the third Up -> Down within a half-life (15 min) crosses the
+  // suppress limit, so at most Down, Up, Down, Up, Down, then held.
+  EXPECT_EQ(damped.transitions(), 5u);
+  EXPECT_EQ(damped.state(), Health::kDown);
+  EXPECT_TRUE(damped.suppressed());
+}
+
+// Three full cycles of three failures then five successes, one second apart.
+constexpr char kThreeFlaps[] = "SFFFSSSSSFFFSSSSSFFF";
+
+TEST(FlapDampingTest, OneOutageRecoversAfterTheThresholdAlone) {
+  HealthTracker t = Replay("SFFFSSSSS", HealthPolicy{});
+  EXPECT_EQ(t.state(), Health::kUp);
+  EXPECT_FALSE(t.suppressed());
+  EXPECT_GT(t.flap_penalty(), 990);  // 1000, decayed for five seconds
+  EXPECT_LT(t.flap_penalty(), 1000);
+}
+
+TEST(FlapDampingTest, TwoOutagesRecoverToo) {
+  HealthTracker t = Replay("SFFFSSSSSFFFSSSSS", HealthPolicy{});
+  EXPECT_EQ(t.state(), Health::kUp);
+  EXPECT_EQ(t.transitions(), 4u);
+  EXPECT_FALSE(t.suppressed());
+  EXPECT_LT(t.flap_penalty(), HealthTracker::kSuppressLimit);
+}
+
+TEST(FlapDampingTest, HoldsDownAfterTheThirdFlapUntilThePenaltyDecays) {
+  HealthPolicy p;
+  p.damping.half_life_ms = 60'000;
+  p.damping.max_suppress_ms = 240'000;
+  HealthTracker t = Replay(kThreeFlaps, p);
+  ASSERT_EQ(t.state(), Health::kDown);
+  ASSERT_TRUE(t.suppressed());
+  const double penalty = t.flap_penalty();
+  const int64_t down_at = t.changed_at_ms();
+  EXPECT_EQ(down_at, 20'000);
+  // Sum of the three penalties decayed with a 60 s half-life, 8 s apart.
+  const double want = 1000 * (1 + std::exp2(-8 / 60.0) + std::exp2(-16 / 60.0));
+  EXPECT_NEAR(penalty, want, 1e-6);
+
+  // Back under the reuse limit after half_life * log2(penalty / 750).
+  const int64_t release_at =
+      down_at + static_cast<int64_t>(std::ceil(
+                    60'000 * std::log2(penalty / HealthTracker::kReuseLimit)));
+  int64_t at = down_at;
+  for (; at + 1000 < release_at; at += 1000) {
+    EXPECT_FALSE(t.Observe(Probe('S', at + 1000), p).changed) << at;
+    EXPECT_TRUE(t.suppressed());
+  }
+  // The first success after release brings it Up: the streak is long done.
+  Transition up = t.Observe(Probe('S', release_at), p);
+  EXPECT_TRUE(up.changed);
+  EXPECT_EQ(up.to, Health::kUp);
+  EXPECT_FALSE(t.suppressed());
+}
+
+TEST(FlapDampingTest, ReleaseStillNeedsTheSuccessThreshold) {
+  HealthPolicy p = Thresholds(3, 2);
+  p.damping.half_life_ms = 1000;
+  p.damping.max_suppress_ms = 4000;
+  HealthTracker t;
+  int64_t at = 0;
+  for (char c : std::string("SFFFSSFFFSSFFF")) t.Observe(Probe(c, at += 10), p);
+  ASSERT_EQ(t.transitions(), 5u);
+  ASSERT_TRUE(t.suppressed());
+  // Five half-lives later the hold is over, but a failure keeps it Down and
+  // the success threshold counts from there.
+  t.Observe(Probe('F', at += 5000), p);
+  EXPECT_FALSE(t.suppressed());
+  EXPECT_EQ(t.state(), Health::kDown);
+  EXPECT_FALSE(t.Observe(Probe('S', at += 10), p).changed);
+  EXPECT_TRUE(t.Observe(Probe('S', at += 10), p).changed);
+  EXPECT_EQ(t.state(), Health::kUp);
+}
+
+TEST(FlapDampingTest, CeilingBoundsTheHoldToMaxSuppress) {
+  HealthPolicy p = Thresholds(1, 1);
+  p.damping.half_life_ms = 10'000;
+  p.damping.max_suppress_ms = 30'000;
+  HealthTracker t;
+  int64_t at = 0;
+  // Fifty flaps in quick succession: uncapped, the penalty would reach 50000.
+  for (int i = 0; i < 50; ++i) {
+    t.Observe(Probe('S', at += 1), p);
+    t.Observe(Probe('F', at += 1), p);
+  }
+  ASSERT_TRUE(t.suppressed());
+  EXPECT_NEAR(t.flap_penalty(), 750.0 * 8, 1e-6);  // reuse * 2^(30 s / 10 s)
+  t.Observe(Probe('S', at + 29'990), p);
+  EXPECT_EQ(t.state(), Health::kDown);
+  t.Observe(Probe('S', at + 30'001), p);
+  EXPECT_EQ(t.state(), Health::kUp);
+}
+
+TEST(FlapDampingTest, DisabledNeverHolds) {
+  HealthPolicy p;
+  p.damping.enabled = false;
+  HealthTracker t = Replay(std::string(kThreeFlaps) + "SSSSS", p);
+  EXPECT_EQ(t.state(), Health::kUp);
+  EXPECT_EQ(t.transitions(), 6u);
+  EXPECT_FALSE(t.suppressed());
+  EXPECT_EQ(t.flap_penalty(), 0);
 }
 
 TEST(HealthPolicyTest, FromHealthCheckCopiesThresholds) {
@@ -258,6 +372,14 @@ TEST(HealthPolicyTest, FromHealthCheckCopiesThresholds) {
   HealthPolicy defaults = HealthPolicy::FromHealthCheck(HealthCheck{});
   EXPECT_EQ(defaults.failure_threshold, 3u);
   EXPECT_EQ(defaults.success_threshold, 5u);
+  EXPECT_TRUE(defaults.damping.enabled);
+  EXPECT_EQ(defaults.damping.half_life_ms, 15u * 60 * 1000);
+  check.flap_damping = {
+      .enabled = false, .half_life_ms = 1, .max_suppress_ms = 2};
+  p = HealthPolicy::FromHealthCheck(check);
+  EXPECT_FALSE(p.damping.enabled);
+  EXPECT_EQ(p.damping.half_life_ms, 1u);
+  EXPECT_EQ(p.damping.max_suppress_ms, 2u);
 }
 
 TEST(HealthNameTest, NamesEveryState) {

@@ -47,6 +47,8 @@ TEST(ModelParseTest, NodeWithEveryField) {
                       "host": "www.example.test", "expectStatus": [200, 204],
                       "bodyMatch": "ok", "timeout": "1500ms", "interval": 10,
                       "failureThreshold": 2, "successThreshold": 4,
+                      "flapDamping": {"enabled": false, "halfLife": "5m",
+                                      "maxSuppress": "20m"},
                       "tokenSecretRef": "probe-token"},
       "redirectURL": "https://gz-01.example.test", "adminState": "Drain"},
     "status": {"health": "Up"}})"));
@@ -73,6 +75,9 @@ TEST(ModelParseTest, NodeWithEveryField) {
   EXPECT_EQ(hc.port, 443);
   EXPECT_EQ(hc.path, "/healthz");
   EXPECT_EQ(hc.expect_status, (std::vector<int>{200, 204}));
+  EXPECT_FALSE(hc.flap_damping.enabled);
+  EXPECT_EQ(hc.flap_damping.half_life_ms, 5u * 60 * 1000);
+  EXPECT_EQ(hc.flap_damping.max_suppress_ms, 20u * 60 * 1000);
   EXPECT_EQ(hc.timeout_ms, 1500u);
   EXPECT_EQ(hc.interval_ms, 10000u);
   EXPECT_EQ(hc.failure_threshold, 2u);

@@ -45,6 +45,8 @@ ProbeNodeReport DownNode(std::string name) {
   r.error = "timeout";
   r.error_detail = "no response within 2000 ms";
   r.consecutive_failures = 4;
+  r.suppressed = true;
+  r.flap_penalty = 2712.5;
   r.health_changed_at_ms = kObservedMs - 1000;
   return r;
 }
@@ -83,9 +85,13 @@ TEST(ProbeReportTest, JsonLayout) {
       "firstByteMs": 1.125, "totalMs": 1.375})"));
   EXPECT_EQ(up["load"]["bandwidthMbps"], 812.5);
   EXPECT_FALSE(up.contains("error"));
+  EXPECT_FALSE(up.contains("suppressed"));
+  EXPECT_FALSE(up.contains("flapPenalty"));
   const json& down = doc["spec"]["results"][1];
   EXPECT_EQ(down["error"], "timeout");
   EXPECT_EQ(down["consecutiveFailures"], 4);
+  EXPECT_EQ(down["suppressed"], true);
+  EXPECT_EQ(down["flapPenalty"], 2712.5);
   EXPECT_EQ(down["healthChangedAt"], "2026-11-30T04:53:34.123Z");
   EXPECT_FALSE(down.contains("latencyMs"));
   // The compact text is the same document on one line.
@@ -111,6 +117,8 @@ TEST(ProbeReportTest, RoundTripReproducesBytes) {
   EXPECT_EQ(back.results[0].health_changed_at_ms, kObservedMs - 60'000);
   EXPECT_FALSE(back.results[0].phases.tls_ms);
   EXPECT_EQ(back.results[1].error_detail, "no response within 2000 ms");
+  EXPECT_TRUE(back.results[1].suppressed);
+  EXPECT_DOUBLE_EQ(back.results[1].flap_penalty, 2712.5);
   EXPECT_FALSE(back.results[1].load);
 }
 

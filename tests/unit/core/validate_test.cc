@@ -207,7 +207,19 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"TimeoutLongerThanInterval",
              [](World& w) { N1(w).health_check->timeout_ms = 6000; }, "Node/n1",
              "spec.healthCheck.timeout",
-             "must not exceed the interval (5000ms)"}),
+             "must not exceed the interval (5000ms)"},
+        Case{"FlapDampingHalfLifeZero",
+             [](World& w) {
+               N1(w).health_check->flap_damping.half_life_ms = 0;
+             },
+             "Node/n1", "spec.healthCheck.flapDamping.halfLife",
+             "longer than 0"},
+        Case{"FlapDampingMaxSuppressBelowHalfLife",
+             [](World& w) {
+               N1(w).health_check->flap_damping.max_suppress_ms = 60'000;
+             },
+             "Node/n1", "spec.healthCheck.flapDamping.maxSuppress",
+             "must be at least the half-life (900000ms), got 60000ms"}),
     [](const auto& test) { return std::string(test.param.label); });
 
 TEST(ValidateTest, ReportsEveryMistakeNotJustTheFirst) {

@@ -91,7 +91,7 @@ TEST(ProbeMetricsTest, FamiliesFollowTheEngine) {
   for (const char* name :
        {"ax_probe_up", "ax_node_health_state", "ax_probe_errors_total",
         "ax_probe_state_changes_total", "ax_probe_connections_total",
-        "ax_probe_duration_seconds"}) {
+        "ax_probe_duration_seconds", "ax_probe_flap_suppressed"}) {
     ASSERT_NE(Find(families, name), nullptr) << name;
   }
   std::map<std::string, double> up_by_node, health_by_node;
@@ -106,6 +106,10 @@ TEST(ProbeMetricsTest, FamiliesFollowTheEngine) {
   }
   EXPECT_EQ(health_by_node["open"], kHealthStateUp);
   EXPECT_EQ(health_by_node["closed"], kHealthStateDown);
+  // Down from the first verdict is not a flap: nothing is held.
+  for (const auto& m : Find(families, "ax_probe_flap_suppressed")->metric) {
+    EXPECT_EQ(m.gauge.value, 0) << Label(m, "node");
+  }
   const auto& errors = Find(families, "ax_probe_errors_total")->metric;
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(Label(errors[0], "node"), "closed");
