@@ -2,17 +2,23 @@
 names, scope, status subresource, printer columns, a description on every field,
 defaults equal to the C++ model's), every sample manifest valid against its CRD's
 schema, and each schema-layer case of crd_cases/invalid.yaml rejected at its field.
-The CEL rules need a real apiserver: test_crds_apiserver.py. Helpers: crdschema.py."""
+With env AX_AXCTL_BIN (ctest sets it), `axctl validate` must agree: the fixtures are
+valid to the C++ parser too and each negative case is rejected there as well, unless
+it says `cxx: accepts` (the CRD is deliberately stricter). The CEL rules need a real
+apiserver: test_crds_apiserver.py. Helpers: crdschema.py."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 
 import pytest
+import yaml
 
-from crdschema import (API_VERSION, CRDS_DIR, GROUP, REPO, VERSION, error_path,
+from crdschema import (API_VERSION, CASES_DIR, CRDS_DIR, GROUP, REPO, VERSION, error_path,
                        example_files, example_objects, invalid_cases, load_crds,
-                       validator)
+                       load_yaml_docs, validator)
 
 CRDS = load_crds()
 
@@ -224,3 +230,37 @@ def test_invalid_case(case):
         assert case["layer"] == "schema"
         paths = [error_path(e) for e in errors]
         assert case["field"] in paths, f"rejected at {paths}, expected {case['field']}"
+
+
+# --- the C++ parser agrees (axctl validate) -------------------------------------------
+
+AXCTL = os.environ.get("AX_AXCTL_BIN")
+needs_axctl = pytest.mark.skipif(not AXCTL, reason="set AX_AXCTL_BIN to compare with axctl")
+WORLD = CASES_DIR / "valid" / "world.yaml"
+
+
+def axctl_validate(path) -> subprocess.CompletedProcess:
+    return subprocess.run([AXCTL, "validate", str(path)], capture_output=True, text=True,
+                          timeout=60)
+
+
+@needs_axctl
+def test_axctl_accepts_the_valid_world():
+    r = axctl_validate(WORLD)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+WORLD_CASES = [c for c in CASES if c["object"]["kind"] != "ProbeReport"]
+
+
+@needs_axctl
+@pytest.mark.parametrize("case", WORLD_CASES, ids=[c["case"] for c in WORLD_CASES])
+def test_axctl_agrees_on_invalid_case(case, tmp_path):
+    docs = [case["object"] if f"{d['kind']}/{d['metadata']['name']}" == case["base"] else d
+            for d in load_yaml_docs(WORLD)]
+    (tmp_path / "world.yaml").write_text(yaml.safe_dump_all(docs))
+    r = axctl_validate(tmp_path / "world.yaml")
+    if case.get("cxx") == "accepts":
+        assert r.returncode == 0, r.stdout + r.stderr
+    else:
+        assert r.returncode != 0 and case["field"] in r.stdout + r.stderr, r.stdout + r.stderr
