@@ -39,6 +39,7 @@ PY_PACKAGES=(
   mmdb-writer==0.2.7 netaddr==1.3.0 # scripts/geo: write MMDBs
   pytest==9.2.0 pytest-timeout==2.4.0 dnspython==2.9.2 grpcio==1.85.1 # tests/integration
   prometheus-client==0.26.0 # tests/integration: OpenMetrics parser for /metrics
+  jsonschema==4.26.0 PyYAML==6.0.4 # tests/integration: CRD schemas vs manifests (test_crds)
 )
 VENV="$AX_CACHE/venv"
 [[ -x "$VENV/bin/python" ]] || python3 -m venv "$VENV"
