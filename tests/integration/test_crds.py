@@ -9,6 +9,7 @@ apiserver: test_crds_apiserver.py. Helpers: crdschema.py."""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import subprocess
@@ -154,7 +155,9 @@ def cxx_default(struct: str, member: str):
         return ENUM_NAMES[m.group(1)]
     if m := re.fullmatch(r'"(.*)"', text):
         return m.group(1)
-    return int(text)
+    if text in ("true", "false"):
+        return text == "true"
+    return math.prod(int(f) for f in text.split(" * "))  # e.g. 15 * 60 * 1000
 
 
 def duration_ms(text) -> int:
@@ -180,6 +183,11 @@ DEFAULTS = [  # (kind, field, C++ struct, member, how the CRD spells the value)
     ("Node", "spec.healthCheck.interval", "HealthCheck", "interval_ms", duration_ms),
     ("Node", "spec.healthCheck.failureThreshold", "HealthCheck", "failure_threshold", None),
     ("Node", "spec.healthCheck.successThreshold", "HealthCheck", "success_threshold", None),
+    ("Node", "spec.healthCheck.flapDamping.enabled", "FlapDamping", "enabled", None),
+    ("Node", "spec.healthCheck.flapDamping.halfLife", "FlapDamping", "half_life_ms",
+     duration_ms),
+    ("Node", "spec.healthCheck.flapDamping.maxSuppress", "FlapDamping", "max_suppress_ms",
+     duration_ms),
 ]
 
 
