@@ -70,6 +70,13 @@ bool MessageWriter::SameName(size_t offset,
 }
 
 void MessageWriter::AddName(std::span<const uint8_t> name) {
+  // Most names written are the question's (every answer's owner): one
+  // memcmp against the question's bytes instead of the label-wise walk.
+  if (question_size_ != 0 && name.size() == question_size_ &&
+      std::memcmp(&buffer_[kHeaderSize], name.data(), name.size()) == 0) {
+    AddU16(static_cast<uint16_t>(0xC000 | kHeaderSize));
+    return;
+  }
   // Longest suffix first, so the pointer replaces as much as possible.
   size_t start = 0;
   while (start < name.size() && name[start] != 0) {
@@ -96,10 +103,14 @@ void MessageWriter::AddName(std::span<const uint8_t> name) {
 
 void MessageWriter::AddQuestion(const WireName& name, uint16_t qtype,
                                 uint16_t qclass) {
+  // The question comes first, right after the header (RFC 1035 §4.1).
+  const bool first = size_ == kHeaderSize;
   AddName(name.wire());
   AddU16(qtype);
   AddU16(qclass);
-  if (!overflow_) header_.qdcount = 1;
+  if (overflow_) return;
+  header_.qdcount = 1;
+  if (first) question_size_ = name.size;
 }
 
 void MessageWriter::StartRecord(Section section, std::span<const uint8_t> owner,
@@ -127,6 +138,7 @@ MessageWriter::Mark MessageWriter::mark() const {
 
 void MessageWriter::Rollback(const Mark& m) {
   size_ = m.size;
+  if (size_ <= kHeaderSize) question_size_ = 0;
   target_count_ = m.compression_count;
   counts_ = m.counts;
   overflow_ = m.overflow;

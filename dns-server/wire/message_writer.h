@@ -84,6 +84,8 @@ class MessageWriter {
   size_t rdlength_at_ = 0;
   std::array<uint16_t, kMaxCompressionTargets> targets_{};
   size_t target_count_ = 0;
+  // Octets of the name AddQuestion wrote at kHeaderSize (0: none yet).
+  size_t question_size_ = 0;
 };
 
 }  // namespace ax::dns

@@ -241,6 +241,32 @@ TEST(MessageWriterTest, CompressesAgainstTheQuestionCaseInsensitively) {
   EXPECT_LT(size, 12u + 22 + 16 + 12 + 2 + 6 + 24 + 20);
 }
 
+TEST(MessageWriterTest, QuestionBytesAgainBecomeOnePointer) {
+  Bytes buf(512);
+  MessageWriter w(buf, 512);
+  const MessageWriter::Mark empty = w.mark();
+  const WireName question = Name("Api.Example.TEST");
+  w.AddQuestion(question, kTypeA, kClassIn);
+  w.StartRecord(Section::kAnswer, question.wire(), kTypeA, kClassIn, 60);
+  w.EndRecord();
+  const size_t answer_at = 12 + question.size + 4;
+  EXPECT_EQ(buf[answer_at], 0xC0);
+  EXPECT_EQ(buf[answer_at + 1], 12);
+
+  // Rolled back past the question: a new, different question of the same
+  // length must not be mistaken for the old one.
+  w.Rollback(empty);
+  const WireName other = Name("www.example.test");
+  ASSERT_EQ(other.size, question.size);
+  w.AddQuestion(other, kTypeA, kClassIn);
+  w.StartRecord(Section::kAnswer, question.wire(), kTypeA, kClassIn, 60);
+  w.EndRecord();
+  // "api" differs: only the common suffix example.test (offset 16) is shared.
+  EXPECT_EQ(buf[answer_at], 3);
+  EXPECT_EQ(buf[answer_at + 4], 0xC0);
+  EXPECT_EQ(buf[answer_at + 5], 16);
+}
+
 TEST(MessageWriterTest, OverflowAndRollback) {
   Bytes buf(64);
   MessageWriter w(buf, 64);
