@@ -34,7 +34,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Callable
 
-from axharness import HarnessError, free_port, require_tool, stop_process
+from axharness import HarnessError, free_port, stop_process
 
 _PR_SET_PDEATHSIG = 1
 
@@ -83,7 +83,9 @@ class KubeControlPlane:
         self.workdir = workdir
         self.etcd_bin = _binary("etcd")
         self.apiserver_bin = _binary("kube-apiserver")
-        self.kubectl_bin = require_tool("kubectl")
+        self.kubectl_bin = shutil.which("kubectl")
+        if not self.kubectl_bin:
+            raise HarnessError("kubectl not on PATH (the machine's image provides it)")
         self.pki = workdir / "pki"
         self.ca_file = self.pki / "serving-ca.crt"
         self.kubeconfig = workdir / "admin.kubeconfig"
