@@ -73,7 +73,9 @@ def test_defaults_filled_in(cluster):
                     "healthCheck": {"port": 80, "protocol": "TCP", "path": "/",
                                     "expectStatus": [200], "timeout": "2s",
                                     "interval": "5s", "failureThreshold": 3,
-                                    "successThreshold": 5}}
+                                    "successThreshold": 5,
+                                    "flapDamping": {"enabled": True, "halfLife": "15m",
+                                                    "maxSuppress": "1h"}}}
 
 
 NODE_STATUS = {
