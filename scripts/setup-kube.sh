@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the local Kubernetes control plane of the integration tests (DESIGN §6,
-# issue 6) from the Go module proxy: kube-apiserver, etcd and helm. Run by
+# issue 6) from the Go module proxy: kube-apiserver, etcd, helm and a kubectl of the
+# same version (the machine's kubectl dispatcher stops at 1.33, outside the +-1 minor
+# skew kubectl supports against a 1.36 server). Run by
 # scripts/setup.sh. Idempotent: the binaries are cached per Kubernetes version under
-#   ${AX_CACHE:-$HOME/.cache/ax}/kube/<version>/bin/{kube-apiserver,etcd,helm}
+#   ${AX_CACHE:-$HOME/.cache/ax}/kube/<version>/bin/{kube-apiserver,kubectl,etcd,helm}
 # and linked into $AX_CACHE/bin, where tests/integration/kubecp.py looks (env
 # AX_KUBE_BIN overrides that folder at test time). A binary is rebuilt only when it
 # is missing or reports another version than the one pinned here. The first build
@@ -20,7 +22,7 @@ HELM_VERSION=v3.21.4
 AX_CACHE="${AX_CACHE:-$HOME/.cache/ax}"
 DEST="$AX_CACHE/kube/$KUBE_VERSION/bin"
 BIN="$AX_CACHE/bin"
-TOOLS=(kube-apiserver etcd helm)
+TOOLS=(kube-apiserver kubectl etcd helm)
 
 # Succeeds when DEST/$1 exists and reports the pinned version. (Output captured
 # first: `| grep -q` could stop reading early and fail the pipe under pipefail.)
@@ -29,6 +31,7 @@ built() {
   [[ -x "$exe" ]] || return 1
   case "$1" in
   kube-apiserver) out="$("$exe" --version)" want="Kubernetes $KUBE_VERSION" ;;
+  kubectl) out="$("$exe" version --client)" want="Client Version: $KUBE_VERSION" ;;
   etcd) out="$("$exe" --version)" want="etcd Version: ${ETCD_VERSION#v}" ;;
   helm) out="$("$exe" version --short)" want="$HELM_VERSION" ;;
   esac 2>/dev/null || return 1
@@ -44,7 +47,7 @@ todo=()
 for tool in "${TOOLS[@]}"; do built "$tool" || todo+=("$tool"); done
 if ((${#todo[@]} == 0)); then
   link_bins
-  echo "setup-kube: ok (kube-apiserver $KUBE_VERSION, etcd $ETCD_VERSION," \
+  echo "setup-kube: ok (kube-apiserver and kubectl $KUBE_VERSION, etcd $ETCD_VERSION," \
     "helm $HELM_VERSION in $DEST)"
   exit 0
 fi
@@ -99,22 +102,25 @@ wrapper_module() {
 # k8s.io/kubernetes requires its staging modules (k8s.io/api, ...) at v0.0.0 and
 # replaces them with local folders, so `go install ...@version` refuses it. The
 # wrapper replaces each with its published v0.X.Y (X.Y from v1.X.Y) instead.
-build_kube_apiserver() {
-  local dir="$tmp/kube-apiserver.mod" pkg=k8s.io/kubernetes/cmd/kube-apiserver
+# Builds k8s.io/kubernetes/cmd/$1.
+build_kube_cmd() {
+  local dir="$tmp/$1.mod" pkg="k8s.io/kubernetes/cmd/$1"
   local mod staging="v0.${KUBE_VERSION#v1.}" minor="${KUBE_VERSION#v1.}" ldflags="-s -w"
   minor="${minor%%.*}"
   mod="$(wrapper_module "$dir" k8s.io/kubernetes "$KUBE_VERSION" "$pkg")"
   sed -n 's|^\t\(k8s.io/[a-z0-9-]*\) => ./staging/.*|replace \1 => \1 '"$staging"'|p' \
     "$mod" >>"$dir/go.mod"
-  (cd "$dir" && nice "$GO" mod tidy) || fail "go mod tidy for kube-apiserver $KUBE_VERSION"
+  (cd "$dir" && nice "$GO" mod tidy) || fail "go mod tidy for $1 $KUBE_VERSION"
   # Without these /version says v0.0.0, which confuses kubectl's version-skew logic.
   for v in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ldflags+=" -X $v.gitVersion=$KUBE_VERSION -X $v.gitMajor=1 -X $v.gitMinor=$minor"
     ldflags+=" -X $v.gitTreeState=clean"
   done
-  (cd "$dir" && nice "$GO" build -trimpath -ldflags "$ldflags" -o "$tmp/kube-apiserver" \
-    "$pkg") || fail "go build $pkg ($KUBE_VERSION)"
+  (cd "$dir" && nice "$GO" build -trimpath -ldflags "$ldflags" -o "$tmp/$1" "$pkg") ||
+    fail "go build $pkg ($KUBE_VERSION)"
 }
+build_kube_apiserver() { build_kube_cmd kube-apiserver; }
+build_kubectl() { build_kube_cmd kubectl; }
 
 # go.etcd.io/etcd/server/v3 is itself etcd's main package; its go.mod has replace
 # lines (to sibling folders) but requires real versions, so a bare wrapper works.
@@ -148,5 +154,5 @@ for tool in "${todo[@]}"; do
   echo "setup-kube: $tool took $((SECONDS - start)) s"
 done
 link_bins
-echo "setup-kube: ok (kube-apiserver $KUBE_VERSION, etcd $ETCD_VERSION," \
+echo "setup-kube: ok (kube-apiserver and kubectl $KUBE_VERSION, etcd $ETCD_VERSION," \
   "helm $HELM_VERSION in $DEST)"

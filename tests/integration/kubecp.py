@@ -14,8 +14,8 @@ exits, and start() retries on other ports. Certs come from the openssl CLI. Both
 processes are stopped by PID in stop(), also when start() fails, and get SIGKILL if
 the Python process that started them dies first.
 
-Binaries: folder env AX_KUBE_BIN, else $AX_CACHE/bin (kube-apiserver and etcd, built
-by scripts/setup-kube.sh). kubectl comes from PATH.
+Binaries: folder env AX_KUBE_BIN, else $AX_CACHE/bin (kube-apiserver, etcd and a
+kubectl of the same version, built by scripts/setup-kube.sh).
 """
 
 from __future__ import annotations
@@ -83,9 +83,7 @@ class KubeControlPlane:
         self.workdir = workdir
         self.etcd_bin = _binary("etcd")
         self.apiserver_bin = _binary("kube-apiserver")
-        self.kubectl_bin = shutil.which("kubectl")
-        if not self.kubectl_bin:
-            raise HarnessError("kubectl not on PATH (the machine's image provides it)")
+        self.kubectl_bin = str(_binary("kubectl"))
         self.pki = workdir / "pki"
         self.ca_file = self.pki / "serving-ca.crt"
         self.kubeconfig = workdir / "admin.kubeconfig"

@@ -35,8 +35,11 @@ def namespace(kube: KubeControlPlane) -> str:
 
 
 def test_server_reports_pinned_release(kube: KubeControlPlane):
-    version = json.loads(kube.kubectl("version", "-o", "json").stdout)["serverVersion"]
+    both = json.loads(kube.kubectl("version", "-o", "json").stdout)
+    version = both["serverVersion"]
     assert version["gitVersion"].startswith("v1.36."), version
+    # kubectl of the same release: no version-skew warning territory.
+    assert both["clientVersion"]["gitVersion"] == version["gitVersion"], both
     assert (version["major"], version["minor"]) == ("1", "36")
     status, body = kube.get("/version")
     assert status == 200 and body["gitVersion"] == version["gitVersion"]
