@@ -17,8 +17,11 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import dns.edns
 import dns.exception
@@ -37,13 +40,34 @@ class HarnessError(RuntimeError):
     pass
 
 
-def ax_dns_binary() -> Path:
-    """AX_DNS_BIN (set by ctest), else the dev preset's build."""
-    env = os.environ.get("AX_DNS_BIN")
-    path = Path(env) if env else REPO / "build" / "dev" / "dns-server" / "ax-dns"
+@contextmanager
+def running(start: Callable[[], Any]) -> Iterator[Any]:
+    """Yields start()'s process wrapper and stops it afterwards; a HarnessError while
+    starting fails the test with its message (for fixtures)."""
+    import pytest  # only fixtures use this; the harness itself runs without pytest
+
+    try:
+        started = start()
+    except HarnessError as e:
+        pytest.fail(str(e))
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+def built_binary(env_var: str, build_path: str) -> Path:
+    """The binary named by env_var (set by ctest), else the dev preset's build of
+    build_path (e.g. "dns-server/ax-dns")."""
+    env = os.environ.get(env_var)
+    path = Path(env) if env else REPO / "build" / "dev" / build_path
     if not path.is_file() or not os.access(path, os.X_OK):
-        raise HarnessError(f"ax-dns binary not found at {path}: build it or set AX_DNS_BIN")
+        raise HarnessError(f"{path.name} binary not found at {path}: build it or set {env_var}")
     return path
+
+
+def ax_dns_binary() -> Path:
+    return built_binary("AX_DNS_BIN", "dns-server/ax-dns")
 
 
 def geo_files() -> dict[str, Path]:

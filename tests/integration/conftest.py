@@ -13,41 +13,27 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from axharness import (  # noqa: E402
-    MANIFESTS, QUICKSTART, AxDns, HarnessError, copy_manifests, ipv6_loopback_available)
+    MANIFESTS, QUICKSTART, AxDns, copy_manifests, ipv6_loopback_available, running)
 from kubecp import KubeControlPlane  # noqa: E402
 from toxiproxy import Toxiproxy  # noqa: E402
-
-
-def start_ax_dns(tmp: Path, *manifest_dirs: Path) -> AxDns:
-    manifests = copy_manifests(tmp / "manifests", *manifest_dirs)
-    try:
-        return AxDns(manifests, tmp / "run", listen_v6=ipv6_loopback_available()).start()
-    except HarnessError as e:
-        pytest.fail(str(e))
 
 
 @pytest.fixture(scope="module")
 def ax_quickstart(tmp_path_factory):
     """ax-dns --standalone on a copy of examples/quickstart + manifests/big."""
-    ax = start_ax_dns(tmp_path_factory.mktemp("ax-quickstart"), QUICKSTART, MANIFESTS / "big")
-    try:
+    tmp = tmp_path_factory.mktemp("ax-quickstart")
+    manifests = copy_manifests(tmp / "manifests", QUICKSTART, MANIFESTS / "big")
+    with running(lambda: AxDns(manifests, tmp / "run",
+                               listen_v6=ipv6_loopback_available()).start()) as ax:
         yield ax
-    finally:
-        ax.stop()
     ax.check_clean_exit()  # exit 0; a sanitizer build fails here on a leak
 
 
 @pytest.fixture(scope="module")
 def toxiproxy_server(tmp_path_factory):
     """One toxiproxy-server per test module; `toxiproxy` below gives it to each test."""
-    try:
-        server = Toxiproxy(tmp_path_factory.mktemp("toxiproxy")).start()
-    except HarnessError as e:
-        pytest.fail(str(e))
-    try:
+    with running(lambda: Toxiproxy(tmp_path_factory.mktemp("toxiproxy")).start()) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
@@ -61,11 +47,5 @@ def toxiproxy(toxiproxy_server):
 def kube(tmp_path_factory):
     """One etcd + kube-apiserver (kubecp.py) per test module; admin access through
     kube.kubectl() or the kube.kubeconfig file."""
-    try:
-        control_plane = KubeControlPlane(tmp_path_factory.mktemp("kube")).start()
-    except HarnessError as e:
-        pytest.fail(str(e))
-    try:
-        yield control_plane
-    finally:
-        control_plane.stop()
+    with running(lambda: KubeControlPlane(tmp_path_factory.mktemp("kube")).start()) as cp:
+        yield cp

@@ -6,7 +6,6 @@ Each process is stopped by its PID."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import threading
 import time
@@ -16,16 +15,36 @@ from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from axharness import REPO, HarnessError, stop_process
+from axharness import HarnessError, built_binary, stop_process
 
 
 def ax_probe_binary() -> Path:
-    """AX_PROBE_BIN (set by ctest), else the dev preset's build."""
-    env = os.environ.get("AX_PROBE_BIN")
-    path = Path(env) if env else REPO / "build" / "dev" / "probe" / "ax-probe"
-    if not path.is_file() or not os.access(path, os.X_OK):
-        raise HarnessError(f"ax-probe binary not found at {path}: build it or set AX_PROBE_BIN")
-    return path
+    return built_binary("AX_PROBE_BIN", "probe/ax-probe")
+
+
+def node_manifest(name: str, index: int, port: int, *, interval_ms: int, timeout_ms: int,
+                  failure_threshold: int, success_threshold: int,
+                  flap_damping: bool = True) -> str:
+    """A Node (address 192.0.2.<index + 1>) whose HTTP health check is
+    127.0.0.1:port/healthz."""
+    damping = "" if flap_damping else "\n    flapDamping: {enabled: false}"
+    return f"""apiVersion: gslb.ax.io/v1alpha1
+kind: Node
+metadata:
+  name: {name}
+spec:
+  addresses: ["192.0.2.{index + 1}"]
+  area: test
+  healthCheck:
+    protocol: HTTP
+    address: 127.0.0.1
+    port: {port}
+    path: /healthz
+    timeout: {timeout_ms}ms
+    interval: {interval_ms}ms
+    failureThreshold: {failure_threshold}
+    successThreshold: {success_threshold}{damping}
+"""
 
 
 class Backend:

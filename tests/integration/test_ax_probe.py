@@ -18,32 +18,12 @@ from prometheus_client.openmetrics.parser import (
     text_string_to_metric_families as parse_openmetrics)
 from prometheus_client.parser import text_string_to_metric_families as parse_prometheus
 
-from probeharness import AxProbe, Backend, rfc3339_seconds
+from probeharness import AxProbe, Backend, node_manifest, rfc3339_seconds
 
 FAILURE_THRESHOLD = 3
 SUCCESS_THRESHOLD = 4
 NODES = ("n1", "n2", "n3")
 VANTAGE = "it-probe-a"
-
-
-def node_manifest(name: str, port: int) -> str:
-    return f"""apiVersion: gslb.ax.io/v1alpha1
-kind: Node
-metadata:
-  name: {name}
-spec:
-  addresses: ["192.0.2.{NODES.index(name) + 1}"]
-  area: test
-  healthCheck:
-    protocol: HTTP
-    address: 127.0.0.1
-    port: {port}
-    path: /healthz
-    timeout: 200ms
-    interval: 200ms
-    failureThreshold: {FAILURE_THRESHOLD}
-    successThreshold: {SUCCESS_THRESHOLD}
-"""
 
 
 @pytest.fixture
@@ -59,7 +39,9 @@ def manifests(tmp_path, backends):
     d = tmp_path / "manifests"
     d.mkdir()
     for name, b in backends.items():
-        (d / f"node-{name}.yaml").write_text(node_manifest(name, b.port))
+        (d / f"node-{name}.yaml").write_text(node_manifest(
+            name, NODES.index(name), b.port, interval_ms=200, timeout_ms=200,
+            failure_threshold=FAILURE_THRESHOLD, success_threshold=SUCCESS_THRESHOLD))
     return d
 
 

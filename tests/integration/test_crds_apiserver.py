@@ -11,12 +11,7 @@ import json
 
 import pytest
 
-pytest.importorskip(
-    "kubecp", reason="tests/integration/kubecp.py (the local control plane harness, issue 6) "
-    "is not on this branch yet")
-
-from crdschema import (CASES_DIR, CRDS_DIR, example_files, invalid_cases,  # noqa: E402
-                       load_crds)
+from crdschema import CASES_DIR, CRDS_DIR, example_files, invalid_cases, load_crds
 
 NS = "ax-crds"
 

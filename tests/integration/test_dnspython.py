@@ -24,7 +24,7 @@ import dns.rdataclass
 import dns.rdatatype
 import pytest
 
-from axharness import (QUICKSTART, AxDns, HarnessError, addresses, ask, ask_raw,
+from axharness import (QUICKSTART, AxDns, addresses, ask, ask_raw, running,
                        copy_manifests, ecs_of, make_query, rcode_text)
 
 GZ = {"192.0.2.10", "192.0.2.11"}
@@ -184,16 +184,10 @@ NS1 = "192.0.2.53"
 def ax_quickstart_ns(tmp_path_factory):
     """ax-dns --standalone on examples/quickstart, ns1.example.test given an address."""
     tmp = tmp_path_factory.mktemp("ax-quickstart-ns")
-    try:
-        ax = AxDns(copy_manifests(tmp / "manifests", QUICKSTART), tmp / "run",
-                   listen_v6=False,
-                   extra_args=["--zone", f"example.test=ns1.example.test@{NS1}"]).start()
-    except HarnessError as e:
-        pytest.fail(str(e))
-    try:
+    with running(lambda: AxDns(
+            copy_manifests(tmp / "manifests", QUICKSTART), tmp / "run", listen_v6=False,
+            extra_args=["--zone", f"example.test=ns1.example.test@{NS1}"]).start()) as ax:
         yield ax
-    finally:
-        ax.stop()
     ax.check_clean_exit()
 
 

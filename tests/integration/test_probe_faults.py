@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families as parse_prometheus
 
-from probeharness import AxProbe, Backend
+from probeharness import AxProbe, Backend, node_manifest
 from toxiproxy import Proxy
 
 FAILURE_THRESHOLD = 3
@@ -29,28 +29,6 @@ INTERVAL_S = 0.2
 TIMEOUT_MS = 150
 # Scheduling (10% interval jitter), a loaded CI machine and the report pipe.
 SLACK_S = 1.0
-
-
-def node_manifest(name: str, index: int, port: int, interval_ms: int, timeout_ms: int,
-                  damping: bool = True) -> str:
-    extra = "" if damping else "\n    flapDamping: {enabled: false}"
-    return f"""apiVersion: gslb.ax.io/v1alpha1
-kind: Node
-metadata:
-  name: {name}
-spec:
-  addresses: ["192.0.2.{index + 1}"]
-  area: test
-  healthCheck:
-    protocol: HTTP
-    address: 127.0.0.1
-    port: {port}
-    path: /healthz
-    timeout: {timeout_ms}ms
-    interval: {interval_ms}ms
-    failureThreshold: {FAILURE_THRESHOLD}
-    successThreshold: {SUCCESS_THRESHOLD}{extra}
-"""
 
 
 @dataclass
@@ -84,7 +62,9 @@ def make_rig(tmp_path: Path, toxiproxy):
             proxies[name] = toxiproxy.create_proxy(
                 name, upstream=f"127.0.0.1:{backends[name].port}")
             (manifests / f"node-{name}.yaml").write_text(node_manifest(
-                name, i, proxies[name].port, interval_ms, timeout_ms, damping))
+                name, i, proxies[name].port, interval_ms=interval_ms, timeout_ms=timeout_ms,
+                failure_threshold=FAILURE_THRESHOLD, success_threshold=SUCCESS_THRESHOLD,
+                flap_damping=damping))
         rig = Rig(AxProbe(manifests, tmp_path), backends, proxies)
         started.append(rig)
         return rig
