@@ -40,9 +40,8 @@ void AddAddress(MessageWriter& w, Section section,
                 std::span<const uint8_t> owner, const IpAddress& ip,
                 uint32_t ttl) {
   const bool v4 = ip.family == IpFamily::kV4;
-  w.StartRecord(section, owner, v4 ? kTypeA : kTypeAaaa, kClassIn, ttl);
-  w.AddBytes({ip.bytes.data(), v4 ? 4u : 16u});
-  w.EndRecord();
+  w.AddRecord(section, owner, v4 ? kTypeA : kTypeAaaa, kClassIn, ttl,
+              {ip.bytes.data(), v4 ? 4u : 16u});
 }
 
 // Addresses of `family` from the picked nodes, or from the domain's fallback

@@ -113,15 +113,23 @@ void MessageWriter::AddQuestion(const WireName& name, uint16_t qtype,
   if (first) question_size_ = name.size;
 }
 
+void MessageWriter::AddFixedFields(uint16_t type, uint16_t klass, uint32_t ttl,
+                                   uint16_t rdlength) {
+  const uint8_t fixed[kFixedFieldsSize] = {
+      static_cast<uint8_t>(type >> 8),     static_cast<uint8_t>(type),
+      static_cast<uint8_t>(klass >> 8),    static_cast<uint8_t>(klass),
+      static_cast<uint8_t>(ttl >> 24),     static_cast<uint8_t>(ttl >> 16),
+      static_cast<uint8_t>(ttl >> 8),      static_cast<uint8_t>(ttl),
+      static_cast<uint8_t>(rdlength >> 8), static_cast<uint8_t>(rdlength)};
+  AddBytes(fixed);
+}
+
 void MessageWriter::StartRecord(Section section, std::span<const uint8_t> owner,
                                 uint16_t type, uint16_t klass, uint32_t ttl) {
   section_ = section;
   AddName(owner);
-  AddU16(type);
-  AddU16(klass);
-  AddU32(ttl);
-  rdlength_at_ = size_;
-  AddU16(0);
+  rdlength_at_ = size_ + kFixedFieldsSize - 2;  // filled in by EndRecord
+  AddFixedFields(type, klass, ttl, 0);
 }
 
 void MessageWriter::EndRecord() {
@@ -130,6 +138,16 @@ void MessageWriter::EndRecord() {
   buffer_[rdlength_at_] = static_cast<uint8_t>(rdlength >> 8);
   buffer_[rdlength_at_ + 1] = static_cast<uint8_t>(rdlength);
   ++counts_[static_cast<size_t>(section_)];
+}
+
+void MessageWriter::AddRecord(Section section, std::span<const uint8_t> owner,
+                              uint16_t type, uint16_t klass, uint32_t ttl,
+                              std::span<const uint8_t> rdata) {
+  AddName(owner);
+  if (!Reserve(kFixedFieldsSize + rdata.size())) return;
+  AddFixedFields(type, klass, ttl, static_cast<uint16_t>(rdata.size()));
+  AddBytes(rdata);
+  ++counts_[static_cast<size_t>(section)];
 }
 
 MessageWriter::Mark MessageWriter::mark() const {

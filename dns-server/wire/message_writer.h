@@ -41,6 +41,10 @@ class MessageWriter {
   void StartRecord(Section section, std::span<const uint8_t> owner,
                    uint16_t type, uint16_t klass, uint32_t ttl);
   void EndRecord();
+  // A whole RR whose RDATA is known up front (an address): the same octets
+  // as StartRecord, AddBytes(rdata), EndRecord, without patching RDLENGTH.
+  void AddRecord(Section section, std::span<const uint8_t> owner, uint16_t type,
+                 uint16_t klass, uint32_t ttl, std::span<const uint8_t> rdata);
 
   // A wire-format name, compressed against every name written so far
   // (case-insensitively, RFC 1035 §4.1.4 / RFC 4343).
@@ -69,7 +73,12 @@ class MessageWriter {
   static constexpr size_t kMaxCompressionTargets = 64;
   static constexpr size_t kMaxPointerOffset = 0x3FFF;
 
+  // TYPE, CLASS, TTL, RDLENGTH (RFC 1035 §4.1.3).
+  static constexpr size_t kFixedFieldsSize = 10;
+
   bool Reserve(size_t n);
+  void AddFixedFields(uint16_t type, uint16_t klass, uint32_t ttl,
+                      uint16_t rdlength);
   // Whether the name at `offset` in the output equals `suffix` (uncompressed).
   bool SameName(size_t offset, std::span<const uint8_t> suffix) const;
   void RememberLabel(size_t offset);

@@ -267,6 +267,36 @@ TEST(MessageWriterTest, QuestionBytesAgainBecomeOnePointer) {
   EXPECT_EQ(buf[answer_at + 5], 16);
 }
 
+TEST(MessageWriterTest, AddRecordWritesWhatStartAddEndWrite) {
+  const WireName question = Name("www.example.test");
+  const std::string owner = *EncodeName("edge.example.test");
+  const Bytes rdata{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+  Bytes a(512), b(512);
+  MessageWriter one(a, 512), parts(b, 512);
+  for (MessageWriter* w : {&one, &parts}) {
+    w->AddQuestion(question, kTypeAaaa, kClassIn);
+  }
+  one.AddRecord(Section::kAdditional, Wire(owner), kTypeAaaa, kClassIn, 3600,
+                rdata);
+  parts.StartRecord(Section::kAdditional, Wire(owner), kTypeAaaa, kClassIn,
+                    3600);
+  parts.AddBytes(rdata);
+  parts.EndRecord();
+  EXPECT_EQ(one.count(Section::kAdditional), 1);
+  const size_t size = one.Finish();
+  ASSERT_GT(size, 0u);
+  ASSERT_EQ(parts.Finish(), size);
+  EXPECT_TRUE(std::equal(a.begin(), a.begin() + size, b.begin()));
+
+  // Too big for the limit: dropped whole, overflow set.
+  Bytes small(40);
+  MessageWriter w(small, 40);
+  w.AddQuestion(question, kTypeAaaa, kClassIn);
+  w.AddRecord(Section::kAnswer, question.wire(), kTypeAaaa, kClassIn, 1, rdata);
+  EXPECT_TRUE(w.overflow());
+  EXPECT_EQ(w.count(Section::kAnswer), 0);
+}
+
 TEST(MessageWriterTest, OverflowAndRollback) {
   Bytes buf(64);
   MessageWriter w(buf, 64);
