@@ -63,7 +63,8 @@ class OperatingSurfaceTest : public testing::ServiceFixture {
 };
 
 TEST_F(OperatingSurfaceTest, MetricNamesFollowOneConvention) {
-  StartStandalone({"--decision-log", "-", "--decision-log-sample", "0"});
+  ASSERT_NO_FATAL_FAILURE(
+      StartStandalone({"--decision-log", "-", "--decision-log-sample", "0"}));
   Query("www.example.test.", LDNS_RR_TYPE_A);
   // ax_probe_/ax_node_: standalone probing's families (probe/metrics).
   const std::regex snake("ax_(dns|probe|node)_[a-z0-9]+(_[a-z0-9]+)*");
@@ -92,7 +93,7 @@ TEST_F(OperatingSurfaceTest, MetricNamesFollowOneConvention) {
 }
 
 TEST_F(OperatingSurfaceTest, MetricsFormatFollowsAccept) {
-  StartStandalone();
+  ASSERT_NO_FATAL_FAILURE(StartStandalone());
   httplib::Client http = Http();
   auto res = http.Get("/metrics");
   ASSERT_EQ(res->status, 200);
@@ -113,7 +114,7 @@ TEST_F(OperatingSurfaceTest, MetricsFormatFollowsAccept) {
 }
 
 TEST_F(OperatingSurfaceTest, CountersMoveWithQueries) {
-  StartStandalone();
+  ASSERT_NO_FATAL_FAILURE(StartStandalone());
   const std::string udp_a =
       "ax_dns_queries_total{protocol=\"udp\",qtype=\"A\",rcode=\"NOERROR\"}";
   const std::string tcp_aaaa =
@@ -149,7 +150,7 @@ TEST_F(OperatingSurfaceTest, CountersMoveWithQueries) {
 }
 
 TEST_F(OperatingSurfaceTest, ExplainOverHttp) {
-  StartOpsWorld();
+  ASSERT_NO_FATAL_FAILURE(StartOpsWorld());
   httplib::Client http = Http();
   auto res = http.Get(
       "/v1/explain?name=www.example.test&client=198.51.100.1"
@@ -183,7 +184,7 @@ TEST_F(OperatingSurfaceTest, ExplainAndRedirectAre503BeforeASnapshot) {
 }
 
 TEST_F(OperatingSurfaceTest, SnapshotStatusNamesTheServedSnapshot) {
-  StartOpsWorld();
+  ASSERT_NO_FATAL_FAILURE(StartOpsWorld());
   const nlohmann::json doc =
       nlohmann::json::parse(Http().Get("/v1/snapshot")->body);
   EXPECT_EQ(doc["version"], 1);
@@ -198,7 +199,7 @@ TEST_F(OperatingSurfaceTest, SnapshotStatusNamesTheServedSnapshot) {
 }
 
 TEST_F(OperatingSurfaceTest, RedirectorKeepsPathAndQuery) {
-  StartOpsWorld({"--redirect-listen", "127.0.0.1:0"});
+  ASSERT_NO_FATAL_FAILURE(StartOpsWorld({"--redirect-listen", "127.0.0.1:0"}));
   httplib::Client r = Redirector();
   // 127.0.0.1 is in no CIDR: rest borrows east; api's canary c leads.
   // (Percent-escapes are kept too: see RedirectorTest; httplib's client
@@ -231,7 +232,8 @@ TEST_F(OperatingSurfaceTest, RedirectorKeepsPathAndQuery) {
 }
 
 TEST_F(OperatingSurfaceTest, RedirectorTrustsXffWhenTold) {
-  StartOpsWorld({"--redirect-listen", "127.0.0.1:0", "--redirect-trust-xff"});
+  ASSERT_NO_FATAL_FAILURE(StartOpsWorld(
+      {"--redirect-listen", "127.0.0.1:0", "--redirect-trust-xff"}));
   // The client 198.51.100.7 is in west, whose www node c has a redirectURL.
   const auto res = Redirector().Get(
       "/x", {{"Host", "www.example.test"},
@@ -242,7 +244,8 @@ TEST_F(OperatingSurfaceTest, RedirectorTrustsXffWhenTold) {
 
 TEST_F(OperatingSurfaceTest, DecisionLogRecordsSampledDecisions) {
   const auto log = dir_ / "decisions.jsonl";
-  StartOpsWorld({"--decision-log", log.string(), "--decision-log-sample", "1"});
+  ASSERT_NO_FATAL_FAILURE(StartOpsWorld(
+      {"--decision-log", log.string(), "--decision-log-sample", "1"}));
   Query("www.example.test.", LDNS_RR_TYPE_A);
   Query("nope.example.test.", LDNS_RR_TYPE_A);  // no decision, no line
   ASSERT_TRUE(WaitFor([&] { return !ReadFile(log).empty(); }));

@@ -42,7 +42,7 @@ Bytes Framed(const Bytes& message) {
 class ServiceTest : public testing::ServiceFixture {};
 
 TEST_F(ServiceTest, UdpRoundTrip) {
-  StartStandalone();
+  ASSERT_NO_FATAL_FAILURE(StartStandalone());
   const std::optional<Bytes> reply = testing::UdpExchange(
       dns_, MakeQuery("www.example.test.", LDNS_RR_TYPE_A, 4242));
   ASSERT_TRUE(reply.has_value());
@@ -63,7 +63,8 @@ TEST_F(ServiceTest, UdpRoundTrip) {
 TEST_F(ServiceTest, UdpOverIpv6) {
   std::filesystem::copy(QuickstartDir(), dir_.path(),
                         std::filesystem::copy_options::recursive);
-  Start({"--standalone", dir_.path().string(), "--listen", "[::1]:0"});
+  ASSERT_NO_FATAL_FAILURE(
+      Start({"--standalone", dir_.path().string(), "--listen", "[::1]:0"}));
   const auto& bound = service_->dns_addresses();
   ASSERT_EQ(bound.size(), 2u);  // in --listen order: [::1]:0, 127.0.0.1:0
   EXPECT_EQ(bound[0].ip.family, IpFamily::kV6);
@@ -77,7 +78,7 @@ TEST_F(ServiceTest, UdpOverIpv6) {
 }
 
 TEST_F(ServiceTest, TcpPipelinedQueriesOnOneConnection) {
-  StartStandalone();
+  ASSERT_NO_FATAL_FAILURE(StartStandalone());
   Fd conn = TcpConnect(dns_);
   ASSERT_TRUE(conn.valid());
   // Both queries in one write: the server must answer each.
@@ -104,7 +105,7 @@ TEST_F(ServiceTest, TcpPipelinedQueriesOnOneConnection) {
 }
 
 TEST_F(ServiceTest, TcpIdleConnectionsAreClosed) {
-  StartStandalone({"--tcp-idle-timeout", "200ms"});
+  ASSERT_NO_FATAL_FAILURE(StartStandalone({"--tcp-idle-timeout", "200ms"}));
   Fd conn = TcpConnect(dns_);
   ASSERT_TRUE(conn.valid());
   EXPECT_TRUE(ClosedByPeer(conn.get(), 3000));
@@ -112,7 +113,7 @@ TEST_F(ServiceTest, TcpIdleConnectionsAreClosed) {
 }
 
 TEST_F(ServiceTest, TcpSlowMessagesAreClosed) {
-  StartStandalone({"--tcp-message-timeout", "200ms"});
+  ASSERT_NO_FATAL_FAILURE(StartStandalone({"--tcp-message-timeout", "200ms"}));
   Fd conn = TcpConnect(dns_);
   ASSERT_TRUE(conn.valid());
   const Bytes query = Framed(MakeQuery("www.example.test.", LDNS_RR_TYPE_A, 9));
@@ -123,7 +124,7 @@ TEST_F(ServiceTest, TcpSlowMessagesAreClosed) {
 }
 
 TEST_F(ServiceTest, TcpConnectionLimitClosesTheExcess) {
-  StartStandalone({"--tcp-max-connections", "2"});
+  ASSERT_NO_FATAL_FAILURE(StartStandalone({"--tcp-max-connections", "2"}));
   Fd a = TcpConnect(dns_);
   Fd b = TcpConnect(dns_);
   ASSERT_TRUE(WaitFor([&] { return service_->tcp_stats().open == 2; }));
@@ -145,7 +146,7 @@ TEST_F(ServiceTest, TcpConnectionLimitClosesTheExcess) {
 
 TEST_F(ServiceTest, ReadyOnceASnapshotIsLoaded) {
   const auto file = dir_ / "snapshot.json";
-  Start({"--snapshot", file.string()});
+  ASSERT_NO_FATAL_FAILURE(Start({"--snapshot", file.string()}));
   httplib::Client http = Http();
   EXPECT_EQ(http.Get("/healthz")->status, 200);
   auto ready = http.Get("/readyz");
@@ -165,7 +166,7 @@ TEST_F(ServiceTest, ReadyOnceASnapshotIsLoaded) {
 TEST_F(ServiceTest, SnapshotStatusAndRollbackOverHttp) {
   const auto file = dir_ / "snapshot.json";
   testing::WriteFile(file, MakeSnapshotJson(1));
-  Start({"--snapshot", file.string()});
+  ASSERT_NO_FATAL_FAILURE(Start({"--snapshot", file.string()}));
   httplib::Client http = Http();
   auto status = nlohmann::json::parse(http.Get("/v1/snapshot")->body);
   EXPECT_EQ(status["current"]["version"], 1);
