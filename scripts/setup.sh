@@ -13,6 +13,7 @@ APT_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-venv curl openssl
   dnsutils knot-dnsutils unbound # real clients of the integration tests (dig, kdig, resolver)
+  prometheus # for promtool: alert rules check + unit tests (tests/alerts); no smaller package has it
 )
 
 missing=()
@@ -29,6 +30,11 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
     "${missing[@]}" >/dev/null
+  # Only promtool is wanted from `prometheus`: on a systemd machine the package enables
+  # and starts a Prometheus server on :9090; stop it when this run installed it.
+  if [[ " ${missing[*]} " == *" prometheus "* && -d /run/systemd/system ]]; then
+    $SUDO systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+  fi
 fi
 AX_CACHE="${AX_CACHE:-$HOME/.cache/ax}"
 mkdir -p "$AX_CACHE"
