@@ -11,7 +11,7 @@ namespace ax {
 namespace {
 
 constexpr int kGzipWindowBits = 15 + 16;
-constexpr size_t kChunk = 64 * 1024;
+constexpr size_t kChunk = size_t{64} * 1024;
 
 // zlib counts in uInt; feed it at most this much per call.
 uInt Clamp(size_t n) {

@@ -39,12 +39,12 @@ inline constexpr char kRouteTableRoleLabel[] = "gslb.ax.io/route-table-role";
 
 // The apiserver refuses a ConfigMap whose data plus binaryData exceed 1 MiB
 // (counting binaryData decoded, as raw bytes).
-inline constexpr size_t kConfigMapMaxBytes = 1024 * 1024;
+inline constexpr size_t kConfigMapMaxBytes = size_t{1024} * 1024;
 // Documents above this are gzipped: small ones stay readable with kubectl.
-inline constexpr size_t kDefaultGzipThresholdBytes = 256 * 1024;
+inline constexpr size_t kDefaultGzipThresholdBytes = size_t{256} * 1024;
 // Decoding refuses documents that inflate past this (a corrupt or hostile
 // gzip can expand a thousandfold).
-inline constexpr size_t kMaxDocumentBytes = 64 * 1024 * 1024;
+inline constexpr size_t kMaxDocumentBytes = size_t{64} * 1024 * 1024;
 
 enum class RouteTableRole { kCurrent, kHistory };
 
