@@ -1,7 +1,8 @@
 // Test support for the operator's plan: gslb.ax.io objects as the Kubernetes
-// API returns them, built in code or converted from a large_world.h World, and
-// ProbeReports from a status map. Shared by the operator tests and the plan
-// benchmark, so both feed the planner the same shape of input.
+// API returns them, built in code or converted from a large_world.h World,
+// ProbeReports from a status map, and ApplyPlan, the API's side of a plan.
+// Shared by the operator tests and the plan benchmark, so both feed the
+// planner the same shape of input.
 #pragma once
 
 #include <algorithm>
@@ -175,6 +176,48 @@ inline std::vector<json> ReportsFromStatus(const StatusMap& status,
                                std::move(results)));
   }
   return out;
+}
+
+// ---- the API's side of a plan ----
+
+// The object of `kind` named `name` in `state`, or nullptr.
+inline json* FindObject(controller::ObservedState& state,
+                        const std::string& kind, const std::string& name) {
+  for (std::vector<json>* list :
+       {&state.domains, &state.regions, &state.nodes, &state.rules,
+        &state.canaries, &state.probe_reports}) {
+    for (json& object : *list) {
+      if (object["kind"] == kind && object["metadata"]["name"] == name) {
+        return &object;
+      }
+    }
+  }
+  return nullptr;
+}
+
+// Writes `plan` into `state` as the API would: the ConfigMap and every
+// updated object get a new resourceVersion (counted by `revision`), history
+// ConfigMaps come and go, statuses change through their merge patches.
+inline void ApplyPlan(const controller::Plan& plan,
+                      controller::ObservedState& state, int64_t& revision) {
+  if (plan.route_table) {
+    state.route_table = *plan.route_table;
+    (*state.route_table)["metadata"]["resourceVersion"] =
+        std::to_string(++revision);
+  }
+  for (const std::string& name : plan.history_deletes) {
+    std::erase_if(state.history, [&](const json& cm) {
+      return cm["metadata"]["name"] == name;
+    });
+  }
+  state.history.insert(state.history.end(), plan.history_creates.begin(),
+                       plan.history_creates.end());
+  for (const controller::StatusUpdate& u : plan.status_updates) {
+    if (json* object = FindObject(state, u.object.kind, u.object.name)) {
+      object->merge_patch(u.merge_patch);
+      (*object)["metadata"]["resourceVersion"] = std::to_string(++revision);
+    }
+  }
 }
 
 }  // namespace ax::testing

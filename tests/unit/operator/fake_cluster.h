@@ -25,39 +25,30 @@ class FakeCluster {
     return controller::ComputePlan(state);
   }
 
-  // Writes what `plan` asks for, as the API would.
+  // Writes what `plan` asks for (ApplyPlan), checking on the way that a
+  // replace carries the resourceVersion read, no history name is created
+  // twice and every merge patch reproduces its desired status.
   void Apply(const controller::Plan& plan) {
     if (plan.route_table) {
-      json cm = *plan.route_table;
+      const json& meta = (*plan.route_table)["metadata"];
       if (state.route_table) {
-        // A replace must carry the resourceVersion read.
         EXPECT_EQ(
-            cm["metadata"].value("resourceVersion", ""),
+            meta.value("resourceVersion", ""),
             (*state.route_table)["metadata"].value("resourceVersion", ""));
       } else {
-        EXPECT_FALSE(cm["metadata"].contains("resourceVersion"));
+        EXPECT_FALSE(meta.contains("resourceVersion"));
       }
-      cm["metadata"]["resourceVersion"] = std::to_string(++revision_);
-      state.route_table = std::move(cm);
-    }
-    for (const std::string& name : plan.history_deletes) {
-      std::erase_if(state.history, [&](const json& cm) {
-        return cm["metadata"]["name"] == name;
-      });
     }
     for (const json& cm : plan.history_creates) {
       for (const json& existing : state.history) {
         EXPECT_NE(existing["metadata"]["name"], cm["metadata"]["name"]);
       }
-      state.history.push_back(cm);
     }
+    ApplyPlan(plan, state, revision_);
     for (const controller::StatusUpdate& u : plan.status_updates) {
       json* object = Find(u.object.kind, u.object.name);
       ASSERT_NE(object, nullptr) << u.object.KindName();
-      object->merge_patch(u.merge_patch);
-      // The merge patch must reproduce the desired status exactly.
       EXPECT_EQ((*object)["status"], u.status) << u.object.KindName();
-      (*object)["metadata"]["resourceVersion"] = std::to_string(++revision_);
     }
   }
 
@@ -68,18 +59,8 @@ class FakeCluster {
     return plan;
   }
 
-  // The object of `kind` named `name`, or nullptr.
   json* Find(const std::string& kind, const std::string& name) {
-    for (std::vector<json>* list :
-         {&state.domains, &state.regions, &state.nodes, &state.rules,
-          &state.canaries, &state.probe_reports}) {
-      for (json& object : *list) {
-        if (object["kind"] == kind && object["metadata"]["name"] == name) {
-          return &object;
-        }
-      }
-    }
-    return nullptr;
+    return FindObject(state, kind, name);
   }
 
   // Edits an object's spec the way `kubectl apply` would: generation + 1.
