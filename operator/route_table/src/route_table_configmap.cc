@@ -185,9 +185,12 @@ DecodeRouteTableResult DecodeRouteTablePayload(std::string_view key,
                                                std::string_view bytes,
                                                size_t max_document_bytes) {
   if (key != kRouteTableGzipKey && key != kRouteTableJsonKey) {
-    return Fail(Code::kMissingSnapshot,
-                "\"" + std::string(key) + "\" is neither " +
-                    kRouteTableJsonKey + " nor " + kRouteTableGzipKey);
+    std::string message(1, '"');
+    message.append(key).append("\" is neither ");
+    message.append(kRouteTableJsonKey)
+        .append(" nor ")
+        .append(kRouteTableGzipKey);
+    return Fail(Code::kMissingSnapshot, std::move(message));
   }
   return FromPayload(bytes, key == kRouteTableGzipKey, std::string(key),
                      max_document_bytes);
