@@ -70,11 +70,23 @@ TEST(CrdStatus, EveryStatusWrittenFitsItsSchema) {
                                           "/crds/" + file + ".yaml"));
   }
   // The checker itself catches what the apiserver would prune or refuse.
-  EXPECT_EQ(schemas.at("Node").Check(
-                {{"health", "Sideways"}, {"latencyMs", -1}, {"extra", 1}}),
-            (std::vector<std::string>{"status: undeclared field extra",
-                                      "status.health: \"Sideways\" not in enum",
-                                      "status.latencyMs: below minimum"}));
+  const json bad_condition = {{"type", "Ready"},
+                              {"status", "True"},
+                              {"lastTransitionTime", "yesterday"},
+                              {"reason", "Two words"},
+                              {"message", ""}};
+  EXPECT_EQ(schemas.at("Node").Check({{"health", "Sideways"},
+                                      {"latencyMs", -1},
+                                      {"extra", 1},
+                                      {"conditions", {bad_condition}}}),
+            (std::vector<std::string>{
+                "status.conditions[0].lastTransitionTime: not a date-time: "
+                "yesterday",
+                "status.conditions[0].reason: \"Two words\" does not match "
+                "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$",
+                "status: undeclared field extra",
+                "status.health: \"Sideways\" not in enum",
+                "status.latencyMs: below minimum"}));
 
   FakeCluster c = BusyCluster();
   std::map<std::string, int> checked;
