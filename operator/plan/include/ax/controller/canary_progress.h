@@ -1,15 +1,19 @@
 // The Canary rollout as a pure state machine of now_ms: Pending until the
 // canary node is Up and Active, Progressing through spec.steps (each held for
 // its pause), Succeeded on the last step, Failed (share back to 0) when the
-// analysis limits are exceeded. The snapshot applies the percent decided here
-// in the same plan. Reading the node's probes lives in node_health.h.
+// analysis limits are exceeded. ProgressCanaries puts the decided percent into
+// the World, so the same plan's snapshot serves it. Probe signals come from
+// node_health.h; writing the state into status is the status planner's.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "ax/controller/node_health.h"
+#include "ax/controller/observed_state.h"
 #include "ax/model.h"
 #include "ax/node_status.h"
 
@@ -63,5 +67,13 @@ struct CanaryDecision {
 CanaryDecision ProgressCanary(const Canary& spec, int64_t generation,
                               const std::optional<CanaryState>& current,
                               const CanarySignals& node, int64_t now_ms);
+
+// Runs ProgressCanary for every Canary of `world` (the valid ones), reading
+// each one's state from its object's status and its node's signals from
+// `status` (the builder's input) and `health`, and puts the decided percent
+// and phase into `world`, so the snapshot built next serves them. By name.
+std::map<std::string, CanaryDecision> ProgressCanaries(
+    const ObservedState& observed, World& world, const StatusMap& status,
+    const NodeHealth& health);
 
 }  // namespace ax::controller
