@@ -1,10 +1,9 @@
 // Internal to operator/plan/src: what every status planner shares — the Ready
 // condition, the status of an object left out as invalid, change-triggered
-// Events, number formatting. Kind-specific fields live in each planner.
+// Events, rounding. Kind-specific fields live in each planner.
 #pragma once
 
 #include <cmath>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -15,12 +14,6 @@
 #include "ax/controller/statuses.h"
 
 namespace ax::controller::status {
-
-inline std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%g", v);
-  return buf;
-}
 
 inline double Round(double v, int decimals) {
   const double scale = std::pow(10.0, decimals);

@@ -41,7 +41,7 @@ TEST(PlanPublish, FirstPublish) {
   FakeCluster c = SmallCluster();
   const Plan plan = c.Plan(kT0);
   ASSERT_TRUE(plan.route_table);
-  EXPECT_EQ(plan.summary.outcome, PublishOutcome::kPublished);
+  EXPECT_STREQ(PublishOutcomeName(plan.summary.outcome), "Published");
   EXPECT_EQ(plan.summary.version, 1u);
   EXPECT_EQ(plan.summary.nodes_up, 3u);
   EXPECT_FALSE(plan.summary.gzipped);
