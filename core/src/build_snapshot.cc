@@ -39,14 +39,8 @@ SnapshotNode MakeNode(const Node& node, const StatusMap& status) {
   n.weight = node.weight;
   n.admin_state = node.admin_state;
   n.redirect_url = node.redirect_url;
-  auto it = status.find(node.meta.name);
-  if (!node.health_check) {
-    // Nothing probes this node: it is as healthy as its admin state says.
-    n.health = Health::kUp;
-  } else if (it != status.end()) {
-    n.health = it->second.health;
-  }
-  if (it != status.end()) {
+  n.health = NodeHealthOf(node, status);
+  if (auto it = status.find(node.meta.name); it != status.end()) {
     n.latency_ms = it->second.latency_ms.value_or(-1);
     n.utilisation = Utilisation(node.capacity, it->second.load);
   }
@@ -353,9 +347,8 @@ DomainContext MakeDomainContext(const Domain& domain, const World& world,
     d.selected[b.node_index.at(node.meta.name)] = Selects(domain, node);
   }
   for (const Rule* rule : SortedByName(world.rules)) {
-    const bool expired =
-        rule->expires_at && *rule->expires_at * 1000 <= b.opts.now_ms;
-    if (rule->domain == domain.meta.name && !expired) d.rules.push_back(rule);
+    if (rule->domain == domain.meta.name && !rule->ExpiredAt(b.opts.now_ms))
+      d.rules.push_back(rule);
   }
   for (uint32_t i = 0; i < canaries.size(); ++i) {
     const SnapshotCanary& c = snap.canaries[i];
@@ -383,6 +376,13 @@ uint32_t InternRoute(
 }
 
 }  // namespace
+
+Health NodeHealthOf(const Node& node, const StatusMap& status) {
+  // Nothing probes this node: it is as healthy as its admin state says.
+  if (!node.health_check) return Health::kUp;
+  auto it = status.find(node.meta.name);
+  return it == status.end() ? Health::kUnknown : it->second.health;
+}
 
 Snapshot BuildSnapshot(const World& world, const StatusMap& status,
                        const Snapshot* previous, const BuildOptions& options) {

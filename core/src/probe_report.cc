@@ -4,14 +4,12 @@
 // Pure: the clock is the report's own observedAt.
 #include "ax/probe_report.h"
 
-#include <cctype>
-#include <cinttypes>
 #include <cmath>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
 
+#include "ax/rfc3339.h"
 #include "manifest_fields.h"
 #include "manifest_formats.h"
 
@@ -26,59 +24,15 @@ using nlohmann::ordered_json;
 // Microseconds: finer than any probe clock, coarse enough to print briefly.
 double RoundMs(double ms) { return std::round(ms * 1000.0) / 1000.0; }
 
-// Days since 1970-01-01 -> civil date (H. Hinnant's algorithm), so formatting
-// needs neither gmtime nor a time zone.
-void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2 ? 1 : 0);
-}
-
-// "2026-11-30T04:53:35.123Z".
-std::string FormatRfc3339Ms(int64_t ms) {
-  int64_t days = ms / 86'400'000;
-  int64_t rest = ms % 86'400'000;
-  if (rest < 0) {
-    rest += 86'400'000;
-    --days;
-  }
-  int64_t year = 0;
-  unsigned month = 0, day = 0;
-  CivilFromDays(days, &year, &month, &day);
-  char buf[48];
-  std::snprintf(
-      buf, sizeof(buf), "%04" PRId64 "-%02u-%02uT%02d:%02d:%02d.%03dZ", year,
-      month, day, static_cast<int>(rest / 3'600'000),
-      static_cast<int>(rest / 60'000 % 60), static_cast<int>(rest / 1000 % 60),
-      static_cast<int>(rest % 1000));
-  return buf;
-}
-
 // RFC 3339 with milliseconds kept (ParseRfc3339 drops fractions, which an
 // expiry does not need but report freshness does).
 std::string ReadTimeMs(const std::string& text, int64_t& ms) {
-  const std::optional<int64_t> seconds = manifest::ParseRfc3339(text);
-  if (!seconds) {
+  const std::optional<int64_t> parsed = ParseRfc3339Ms(text);
+  if (!parsed) {
     return "must be an RFC 3339 time like 2026-12-01T00:00:00.000Z, got \"" +
            text + "\"";
   }
-  int64_t fraction = 0;
-  if (text.size() > 19 && text[19] == '.') {
-    int digits = 0;
-    for (size_t i = 20; i < text.size() && digits < 3 &&
-                        std::isdigit(static_cast<unsigned char>(text[i]));
-         ++i, ++digits) {
-      fraction = fraction * 10 + (text[i] - '0');
-    }
-    for (; digits < 3; ++digits) fraction *= 10;
-  }
-  ms = *seconds * 1000 + fraction;
+  ms = *parsed;
   return "";
 }
 

@@ -20,19 +20,6 @@ struct Tally {
   std::vector<std::string> notes;  // "vantage-c discounted: ..."
 };
 
-// The freshest report per vantage name, in name order.
-std::map<std::string, const VantageVerdicts*> LatestPerVantage(
-    const std::vector<VantageVerdicts>& reports) {
-  std::map<std::string, const VantageVerdicts*> latest;
-  for (const VantageVerdicts& r : reports) {
-    auto [it, inserted] = latest.emplace(r.vantage, &r);
-    if (!inserted && r.observed_at_ms > it->second->observed_at_ms) {
-      it->second = &r;
-    }
-  }
-  return latest;
-}
-
 bool SeesAllDown(const VantageVerdicts& v, const QuorumPolicy& policy) {
   if (v.nodes.size() < policy.min_nodes_for_cutoff) return false;
   return std::all_of(v.nodes.begin(), v.nodes.end(), [](const auto& entry) {
@@ -160,6 +147,23 @@ void Count(const std::string& vantage, int64_t observed_at_ms,
 
 }  // namespace
 
+bool IsStale(int64_t observed_at_ms, int64_t now_ms,
+             const QuorumPolicy& policy) {
+  return now_ms - observed_at_ms > policy.max_age_ms;
+}
+
+std::map<std::string, const VantageVerdicts*> LatestPerVantage(
+    const std::vector<VantageVerdicts>& reports) {
+  std::map<std::string, const VantageVerdicts*> latest;
+  for (const VantageVerdicts& r : reports) {
+    auto [it, inserted] = latest.emplace(r.vantage, &r);
+    if (!inserted && r.observed_at_ms > it->second->observed_at_ms) {
+      it->second = &r;
+    }
+  }
+  return latest;
+}
+
 QuorumResult DecideQuorum(const std::vector<VantageVerdicts>& reports,
                           int64_t now_ms, const QuorumPolicy& policy) {
   QuorumResult result;
@@ -167,8 +171,7 @@ QuorumResult DecideQuorum(const std::vector<VantageVerdicts>& reports,
 
   std::vector<const VantageVerdicts*> fresh;
   for (const auto& [name, report] : latest) {
-    // A report stamped in the future (clock skew) counts as fresh.
-    if (now_ms - report->observed_at_ms > policy.max_age_ms) {
+    if (IsStale(report->observed_at_ms, now_ms, policy)) {
       result.stale_vantages.push_back(name);
     } else {
       fresh.push_back(report);

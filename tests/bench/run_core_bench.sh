@@ -11,5 +11,6 @@ trap 'rm -rf "$out"' EXIT
 taskset -c 1 build/release/tests/bench/ax_core_bench --benchmark_repetitions=5 \
   --benchmark_report_aggregates_only=true --benchmark_out="$out/core.json" \
   --benchmark_out_format=json >/dev/null
-python3 tests/bench/render_core_bench.py "$out/core.json" docs/benchmarks.md
+python3 tests/bench/render_bench.py "$out/core.json" docs/benchmarks.md core \
+  tests/bench/run_core_bench.sh
 echo "updated docs/benchmarks.md"

@@ -26,6 +26,11 @@ struct BuildOptions {
   int64_t failover_window_ms = 300'000;
 };
 
+// The health the builder gives `node`: its verdict in `status`, or Up when no
+// health check probes it (it is then as healthy as its adminState says);
+// Unknown before its first verdict.
+Health NodeHealthOf(const Node& node, const StatusMap& status);
+
 // Builds the snapshot. `previous` may be null (first build). Deterministic: the
 // same inputs give the same snapshot (objects are ordered by name, not by input
 // order).

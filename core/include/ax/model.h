@@ -150,6 +150,12 @@ struct Rule {
   uint32_t weight = 0;                // for kWeight
   std::optional<int64_t> expires_at;  // unix seconds
   std::string reason;
+
+  // Whether the Rule has stopped applying at `now_ms`: from expiresAt on,
+  // inclusive. The one definition the builder and the operator's status share.
+  bool ExpiredAt(int64_t now_ms) const {
+    return expires_at && *expires_at * 1000 <= now_ms;
+  }
 };
 
 struct CanaryStep {

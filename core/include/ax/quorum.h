@@ -50,6 +50,16 @@ struct QuorumResult {
   StatusMap ToStatusMap() const;
 };
 
+// Whether a report observed at `observed_at_ms` is too old to count at
+// `now_ms`. A report stamped in the future (clock skew) counts as fresh.
+bool IsStale(int64_t observed_at_ms, int64_t now_ms,
+             const QuorumPolicy& policy);
+
+// The report DecideQuorum uses per vantage name: the freshest one (the first
+// of equally fresh ones), in name order.
+std::map<std::string, const VantageVerdicts*> LatestPerVantage(
+    const std::vector<VantageVerdicts>& reports);
+
 // Decides every reported node. Rules: a report older than max_age_ms is stale.
 // A fresh vantage reporting >= min_nodes_for_cutoff nodes, all Down, while
 // another fresh vantage sees one of those nodes Up, is cut off and discounted.

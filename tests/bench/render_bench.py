@@ -1,12 +1,13 @@
-"""Renders Google Benchmark JSON (medians) as the core section of docs/benchmarks.md.
+"""Renders Google Benchmark JSON (medians) as one section of docs/benchmarks.md.
 
-Replaces the text between the BEGIN/END core markers; the rest of the file is kept.
+Usage: render_bench.py RESULT.json DOC.md SECTION SCRIPT
+Replaces the text between the "BEGIN SECTION (SCRIPT)" and "END SECTION" markers; the
+rest of the file is kept. Counters named in COUNTERS are shown as notes.
 """
 import json
 import sys
 
-BEGIN = "<!-- BEGIN core (tests/bench/run_core_bench.sh) -->"
-END = "<!-- END core -->"
+COUNTERS = ("routes", "bytes", "payload_bytes", "status_updates")
 
 
 def fmt_time(ns):
@@ -17,7 +18,9 @@ def fmt_time(ns):
     return f"{ns:.0f} ns"
 
 
-def main(result_path, doc_path):
+def main(result_path, doc_path, section, script):
+    begin = f"<!-- BEGIN {section} ({script}) -->"
+    end = f"<!-- END {section} -->"
     data = json.load(open(result_path))
     ctx = data["context"]
     rows = []
@@ -28,22 +31,26 @@ def main(result_path, doc_path):
         name = b["run_name"]
         if b.get("label"):
             name += f" ({b['label']})"
-        extra = ", ".join(f"{k}={int(b[k])}" for k in ("routes", "bytes") if k in b)
+        extra = ", ".join(f"{k}={int(b[k])}" for k in COUNTERS if k in b)
         rows.append(f"| `{name}` | {fmt_time(b['real_time'] * unit)} | {extra} |")
-    section = "\n".join([
-        BEGIN,
+    text = "\n".join([
+        begin,
         f"Machine: {ctx['num_cpus']} CPUs @ {ctx['mhz_per_cpu']} MHz; `release` preset; "
         f"run {ctx['date']}, pinned to CPU 1, median of 5 repetitions.",
         "",
         "| Benchmark | Median time | Notes |",
         "|---|---:|---|",
         *rows,
-        END,
+        end,
     ])
     doc = open(doc_path).read()
-    start, end = doc.index(BEGIN), doc.index(END) + len(END)
-    open(doc_path, "w").write(doc[:start] + section + doc[end:])
+    if begin in doc:
+        start, stop = doc.index(begin), doc.index(end) + len(end)
+        doc = doc[:start] + text + doc[stop:]
+    else:
+        doc = doc.rstrip("\n") + "\n\n" + text + "\n"
+    open(doc_path, "w").write(doc)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:5])

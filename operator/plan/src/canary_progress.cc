@@ -1,0 +1,176 @@
+// ProgressCanary and ReadCanaryState (canary_progress.h). Step times are the
+// plan's now_ms when a step is entered, since that is when its share is
+// published; pauses are whole seconds (spec.steps[].pause).
+#include "ax/controller/canary_progress.h"
+
+#include <cstdio>
+
+#include "ax/enum_names.h"
+#include "ax/rfc3339.h"
+
+namespace ax::controller {
+namespace {
+
+using nlohmann::json;
+
+constexpr NameTable<CanaryPhase, 4> kPhaseNames{{
+    {CanaryPhase::kPending, "Pending"},
+    {CanaryPhase::kProgressing, "Progressing"},
+    {CanaryPhase::kSucceeded, "Succeeded"},
+    {CanaryPhase::kFailed, "Failed"},
+}};
+
+constexpr char kAnalysisFailed[] = "AnalysisFailed";
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
+}
+
+// Enters step `i`: its share now, its pause from now.
+void Enter(const Canary& spec, uint32_t i, int64_t now_ms, CanaryState& s) {
+  s.step = i;
+  s.percent = spec.steps[i].percent;
+  s.step_started_at_ms = now_ms;
+  s.phase = i + 1 == spec.steps.size() ? CanaryPhase::kSucceeded
+                                       : CanaryPhase::kProgressing;
+}
+
+int64_t StepDueMs(const Canary& spec, const CanaryState& s) {
+  return s.step_started_at_ms +
+         int64_t{spec.steps[s.step].pause_seconds} * 1000;
+}
+
+// Why the analysis fails the rollout now, or "".
+std::string AnalysisFailure(const Canary& spec, const CanarySignals& node) {
+  if (node.max_failures && node.consecutive_failures > *node.max_failures) {
+    return "Node " + spec.node + ": " +
+           std::to_string(node.consecutive_failures) +
+           " consecutive failed probes seen by vantage " + node.worst_vantage +
+           ", more than spec.analysis.maxFailures " +
+           std::to_string(*node.max_failures);
+  }
+  if (node.max_latency_ms && node.latency_ms &&
+      *node.latency_ms > *node.max_latency_ms) {
+    return "Node " + spec.node + ": probe latency " + Num(*node.latency_ms) +
+           " ms, over spec.analysis.maxLatency " + Num(*node.max_latency_ms) +
+           " ms";
+  }
+  return "";
+}
+
+void Describe(const Canary& spec, const CanarySignals& node, bool node_ready,
+              CanaryDecision& d) {
+  const CanaryState& s = d.state;
+  const std::string at = Num(s.percent) + "% of clients on Node " + spec.node;
+  d.reason = CanaryPhaseName(s.phase);
+  switch (s.phase) {
+    case CanaryPhase::kPending:
+      d.message = "waiting for Node " + spec.node + " to be Up and Active (" +
+                  HealthName(node.health) + ", " +
+                  AdminStateName(node.admin_state) + ")";
+      break;
+    case CanaryPhase::kProgressing:
+      d.message = "step " + std::to_string(s.step + 1) + "/" +
+                  std::to_string(spec.steps.size()) + ": " + at +
+                  (node_ready ? " until "
+                              : ", held while the node is not Up; "
+                                "the next step is due at ") +
+                  FormatRfc3339Seconds(StepDueMs(spec, s));
+      break;
+    case CanaryPhase::kSucceeded:
+      d.message = "last step reached: " + at;
+      break;
+    case CanaryPhase::kFailed:
+      d.reason = kAnalysisFailed;
+      d.message = s.failure + "; the share is back to 0 until the spec changes";
+      break;
+  }
+}
+
+}  // namespace
+
+const char* CanaryPhaseName(CanaryPhase phase) {
+  return NameOf(kPhaseNames, phase);
+}
+
+std::optional<CanaryState> ReadCanaryState(const json& status) {
+  if (!status.is_object()) return std::nullopt;
+  const json phase = status.value("phase", json());
+  const json generation = status.value("observedGeneration", json());
+  if (!phase.is_string() || !generation.is_number_integer()) {
+    return std::nullopt;
+  }
+  std::optional<CanaryPhase> parsed =
+      ValueOf(kPhaseNames, phase.get_ref<const std::string&>());
+  if (!parsed) return std::nullopt;
+  CanaryState s;
+  s.phase = *parsed;
+  s.observed_generation = generation.get<int64_t>();
+  if (json p = status.value("percent", json()); p.is_number()) {
+    s.percent = p.get<double>();
+  }
+  if (json step = status.value("step", json()); step.is_number_unsigned()) {
+    s.step = step.get<uint32_t>();
+  }
+  if (json at = status.value("stepStartedAt", json()); at.is_string()) {
+    s.step_started_at_ms =
+        ParseRfc3339Ms(at.get_ref<const std::string&>()).value_or(0);
+  }
+  for (const json& c : status.value("conditions", json::array())) {
+    if (c.is_object() && c.value("reason", json()) == kAnalysisFailed &&
+        c.value("message", json()).is_string()) {
+      s.failure = c["message"].get<std::string>();
+      // The stored message carries the suffix Describe adds.
+      if (size_t cut = s.failure.find("; the share is back to 0");
+          cut != std::string::npos) {
+        s.failure.resize(cut);
+      }
+    }
+  }
+  return s;
+}
+
+CanaryDecision ProgressCanary(const Canary& spec, int64_t generation,
+                              const std::optional<CanaryState>& current,
+                              const CanarySignals& node, int64_t now_ms) {
+  CanaryDecision d;
+  CanaryState& s = d.state;
+  // A state for an older spec (or a step the spec no longer has) restarts.
+  if (current && current->observed_generation == generation &&
+      current->step < spec.steps.size()) {
+    s = *current;
+  } else {
+    s = CanaryState{.observed_generation = generation};
+  }
+  const bool node_ready =
+      node.health == Health::kUp && node.admin_state == AdminState::kActive;
+  switch (s.phase) {
+    case CanaryPhase::kPending:
+      if (node_ready) Enter(spec, 0, now_ms, s);
+      break;
+    case CanaryPhase::kProgressing:
+      if (std::string why = AnalysisFailure(spec, node); !why.empty()) {
+        s.phase = CanaryPhase::kFailed;
+        s.percent = 0;
+        s.failure = std::move(why);
+      } else if (node_ready && now_ms >= StepDueMs(spec, s)) {
+        Enter(spec, s.step + 1, now_ms, s);
+      }
+      break;
+    case CanaryPhase::kSucceeded:
+    case CanaryPhase::kFailed:
+      break;
+  }
+  // Due but held (node not Up): the node's next change triggers a plan.
+  if (s.phase == CanaryPhase::kProgressing && StepDueMs(spec, s) > now_ms) {
+    d.next_step_at_ms = StepDueMs(spec, s);
+  }
+  d.changed = !current || current->phase != s.phase ||
+              current->step != s.step || current->percent != s.percent;
+  Describe(spec, node, node_ready, d);
+  return d;
+}
+
+}  // namespace ax::controller

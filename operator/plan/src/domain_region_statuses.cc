@@ -1,0 +1,164 @@
+// PlanDomainStatuses and PlanRegionStatuses (statuses.h): whether clients get
+// good answers. A Domain is judged on the route table ax-dns serves after this
+// plan (its routes' candidates), a Region on the nodes as believed now.
+#include <unordered_map>
+
+#include "ax/score.h"
+#include "status_common.h"
+
+namespace ax::controller {
+namespace {
+
+using nlohmann::json;
+using status::Ready;
+
+bool Answers(RouteSource source) {
+  return source == RouteSource::kRegion ||
+         source == RouteSource::kFallbackRegion ||
+         source == RouteSource::kAllHealthy;
+}
+
+// Ready from the domain's routes: an Up candidate in some route, else the
+// domain's fallback, else only fail-open answers.
+Condition DomainReady(const Snapshot& s, const SnapshotDomain& d) {
+  size_t healthy = 0;
+  for (uint32_t route : d.routes) {
+    const Route& r = s.routes[route];
+    if (!Answers(r.source)) continue;
+    for (const Candidate& c : r.candidates) {
+      if (s.nodes[c.node].health == Health::kUp) {
+        ++healthy;
+        break;
+      }
+    }
+  }
+  const std::string classes = std::to_string(d.routes.size());
+  if (healthy > 0) {
+    return Ready(ConditionStatus::kTrue, "NodesHealthy",
+                 "an Up node answers " + std::to_string(healthy) + " of " +
+                     classes + " client classes (regions and unclassified)");
+  }
+  if (!d.fallback.empty()) {
+    return Ready(
+        ConditionStatus::kTrue, "DomainFallback",
+        "no Up node: clients get the domain's fallback " +
+            (d.fallback.cname.empty()
+                 ? std::to_string(d.fallback.addresses.size()) + " addresses"
+                 : "CNAME " + d.fallback.cname));
+  }
+  return Ready(ConditionStatus::kFalse, "NoHealthyNode",
+               "no Up node and no fallback: clients get unverified nodes "
+               "(fail-open)");
+}
+
+Condition Published(const RouteTableDecision& d) {
+  switch (d.outcome) {
+    case PublishOutcome::kPublished:
+    case PublishOutcome::kUnchanged:
+      return {"Published", ConditionStatus::kTrue, "InRouteTable",
+              "the route table ax-dns serves has this Domain as specified"};
+    case PublishOutcome::kRejected:
+    case PublishOutcome::kRolledBack:
+    case PublishOutcome::kHeld:
+      break;
+  }
+  return {"Published", ConditionStatus::kFalse, d.reason, d.message};
+}
+
+}  // namespace
+
+void PlanDomainStatuses(const StatusInputs& in, StatusOutput& out) {
+  const Snapshot* served = in.route_table.in_force;
+  std::unordered_map<std::string_view, const SnapshotDomain*> domains;
+  if (served) {
+    for (const SnapshotDomain& d : served->domains) domains[d.name] = &d;
+  }
+  const Condition published = Published(in.route_table);
+  status::ForEachObject(in.observed.domains, [&](const json& object,
+                                                 const std::string& kind_name) {
+    if (auto bad = in.gathered.invalid.find(kind_name);
+        bad != in.gathered.invalid.end()) {
+      status::PlanInvalid(object, bad->second, "ready", in, out);
+      return;
+    }
+    auto it = domains.find(RefOf(object).name);
+    const Condition ready =
+        it == domains.end()
+            ? Ready(ConditionStatus::kFalse, "NotPublished",
+                    "not in the route table ax-dns serves (see Published)")
+            : DomainReady(*served, *it->second);
+    json status = {{"ready", ready.status == ConditionStatus::kTrue}};
+    status::Emit(object,
+                 status::WithConditions(std::move(status), object,
+                                        {ready, published}, in.observed.now_ms),
+                 out);
+  });
+}
+
+void PlanRegionStatuses(const StatusInputs& in, StatusOutput& out) {
+  if (!in.built) return;
+  std::unordered_map<std::string_view, const SnapshotNode*> nodes;
+  for (const SnapshotNode& n : in.built->nodes) nodes[n.name] = &n;
+  std::unordered_map<std::string_view, const Region*> regions;
+  for (const Region& r : in.gathered.world.regions) regions[r.meta.name] = &r;
+  const bool answer_unknown = in.observed.options.answer_unknown;
+  auto can_answer = [&](const Region& r) {
+    for (const std::string& name : r.nodes) {
+      auto it = nodes.find(name);
+      if (it != nodes.end() && Eligible(*it->second, answer_unknown))
+        return true;
+    }
+    return false;
+  };
+
+  status::ForEachObject(in.observed.regions, [&](const json& object,
+                                                 const std::string& kind_name) {
+    if (auto bad = in.gathered.invalid.find(kind_name);
+        bad != in.gathered.invalid.end()) {
+      status::PlanInvalid(object, bad->second, "ready", in, out);
+      return;
+    }
+    auto spec = regions.find(RefOf(object).name);
+    if (spec == regions.end()) return;
+    const Region& r = *spec->second;
+    int healthy = 0;
+    for (const std::string& name : r.nodes) {
+      auto it = nodes.find(name);
+      if (it != nodes.end() && it->second->health == Health::kUp &&
+          it->second->admin_state == AdminState::kActive) {
+        ++healthy;
+      }
+    }
+    Condition ready = Ready(
+        ConditionStatus::kFalse, "NoNodeCanAnswer",
+        "neither its nodes nor its fallback regions' can answer: its clients "
+        "get every healthy node, the domain fallback or fail-open answers");
+    if (healthy > 0) {
+      ready = Ready(ConditionStatus::kTrue, "NodesHealthy",
+                    std::to_string(healthy) + " of " +
+                        std::to_string(r.nodes.size()) +
+                        " nodes are Up and Active");
+    } else if (can_answer(r)) {
+      ready = Ready(ConditionStatus::kTrue, "NodesUnverified",
+                    "no node is Up yet; nodes not yet probed answer");
+    } else {
+      for (const std::string& fallback : r.fallback_regions) {
+        auto fb = regions.find(fallback);
+        if (fb != regions.end() && can_answer(*fb->second)) {
+          ready = Ready(ConditionStatus::kTrue, "FallbackRegion",
+                        "none of its nodes can answer; Region " + fallback +
+                            "'s answer its clients");
+          break;
+        }
+      }
+    }
+    json status = {{"ready", ready.status == ConditionStatus::kTrue},
+                   {"healthyNodes", healthy}};
+    status::Emit(object,
+                 status::WithConditions(std::move(status), object, {ready},
+                                        in.observed.now_ms),
+                 out);
+  });
+}
+
+}  // namespace ax::controller

@@ -1,0 +1,206 @@
+// The Canary rollout: ProgressCanary as a pure state machine, and through
+// ComputePlan (status, Events, requeue, the percent in the served snapshot).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "ax/controller/canary_progress.h"
+#include "ax/controller/plan.h"
+#include "ax/rfc3339.h"
+#include "ax/route_table_configmap.h"
+#include "fake_cluster.h"
+
+namespace ax::controller {
+namespace {
+
+using ::ax::testing::ConditionOf;
+using ::ax::testing::EventLines;
+using ::ax::testing::FakeCluster;
+using ::ax::testing::kT0;
+using ::ax::testing::SmallCluster;
+using nlohmann::json;
+using ::testing::Contains;
+using ::testing::IsEmpty;
+
+Canary ThreeSteps() {
+  Canary c;
+  c.meta.name = "new-bj";
+  c.domain = "www";
+  c.node = "bj-02";
+  c.steps = {{10, 60}, {50, 120}, {100, 0}};
+  return c;
+}
+
+CanarySignals UpNode() { return {.health = Health::kUp}; }
+
+TEST(CanaryProgress, PendingUntilTheNodeIsUpThenStepsByPause) {
+  const Canary spec = ThreeSteps();
+  CanaryDecision d =
+      ProgressCanary(spec, 1, std::nullopt, {.health = Health::kUnknown}, kT0);
+  EXPECT_EQ(d.state.phase, CanaryPhase::kPending);
+  EXPECT_EQ(d.state.percent, 0);
+  EXPECT_EQ(d.next_step_at_ms, std::nullopt);
+  EXPECT_EQ(d.message,
+            "waiting for Node bj-02 to be Up and Active (Unknown, Active)");
+
+  d = ProgressCanary(spec, 1, d.state, UpNode(), kT0);
+  EXPECT_EQ(d.state.phase, CanaryPhase::kProgressing);
+  EXPECT_EQ(d.state.step, 0u);
+  EXPECT_EQ(d.state.percent, 10);
+  EXPECT_EQ(d.next_step_at_ms, kT0 + 60'000);
+  EXPECT_TRUE(d.changed);
+
+  CanaryDecision same =
+      ProgressCanary(spec, 1, d.state, UpNode(), kT0 + 59'999);
+  EXPECT_FALSE(same.changed);
+  EXPECT_EQ(same.message, d.message);
+
+  d = ProgressCanary(spec, 1, d.state, UpNode(), kT0 + 60'000);
+  EXPECT_EQ(d.state.step, 1u);
+  EXPECT_EQ(d.state.percent, 50);
+  EXPECT_EQ(d.state.step_started_at_ms, kT0 + 60'000);
+  EXPECT_EQ(d.next_step_at_ms, kT0 + 180'000);
+
+  // Not Up when due: held, no requeue (the node's change brings a plan).
+  CanaryDecision held = ProgressCanary(
+      spec, 1, d.state, {.health = Health::kDown}, kT0 + 200'000);
+  EXPECT_EQ(held.state.step, 1u);
+  EXPECT_EQ(held.next_step_at_ms, std::nullopt);
+
+  d = ProgressCanary(spec, 1, d.state, UpNode(), kT0 + 200'000);
+  EXPECT_EQ(d.state.phase, CanaryPhase::kSucceeded);
+  EXPECT_EQ(d.state.percent, 100);
+  EXPECT_EQ(d.message, "last step reached: 100% of clients on Node bj-02");
+}
+
+TEST(CanaryProgress, AnalysisLimitsFailTheRolloutUntilTheSpecChanges) {
+  const Canary spec = ThreeSteps();
+  const CanaryState running =
+      ProgressCanary(spec, 1, std::nullopt, UpNode(), kT0).state;
+  CanarySignals bad = UpNode();
+  bad.consecutive_failures = 3;
+  bad.worst_vantage = "vantage-a";
+  // Unset limits check nothing.
+  EXPECT_EQ(ProgressCanary(spec, 1, running, bad, kT0 + 1).state.phase,
+            CanaryPhase::kProgressing);
+  bad.max_failures = 2;
+  CanaryDecision d = ProgressCanary(spec, 1, running, bad, kT0 + 1);
+  EXPECT_EQ(d.state.phase, CanaryPhase::kFailed);
+  EXPECT_EQ(d.state.percent, 0);
+  EXPECT_EQ(d.reason, "AnalysisFailed");
+  EXPECT_EQ(d.message,
+            "Node bj-02: 3 consecutive failed probes seen by vantage "
+            "vantage-a, more than spec.analysis.maxFailures 2; the share is "
+            "back to 0 until the spec changes");
+  // Failed holds, whatever the node does now.
+  EXPECT_EQ(
+      ProgressCanary(spec, 1, d.state, UpNode(), kT0 + 999'999).state.phase,
+      CanaryPhase::kFailed);
+  // A new generation starts over.
+  EXPECT_EQ(ProgressCanary(spec, 2, d.state, UpNode(), kT0 + 2).state.phase,
+            CanaryPhase::kProgressing);
+
+  CanarySignals slow = UpNode();
+  slow.latency_ms = 300;
+  slow.max_latency_ms = 250;
+  EXPECT_EQ(ProgressCanary(spec, 1, running, slow, kT0 + 1).message,
+            "Node bj-02: probe latency 300 ms, over spec.analysis.maxLatency "
+            "250 ms; the share is back to 0 until the spec changes");
+}
+
+// Status round trip: what ProgressCanary decided reads back the same.
+TEST(CanaryProgress, StateReadsBackFromStatus) {
+  const json status = json::parse(R"({
+    "observedGeneration": 3, "phase": "Failed", "percent": 0, "step": 1,
+    "stepStartedAt": "2026-11-30T00:53:20Z",
+    "conditions": [{"type": "Ready", "status": "False",
+      "reason": "AnalysisFailed",
+      "message": "Node x: too slow; the share is back to 0 until the spec changes"}]})");
+  const std::optional<CanaryState> s = ReadCanaryState(status);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->phase, CanaryPhase::kFailed);
+  EXPECT_EQ(s->observed_generation, 3);
+  EXPECT_EQ(s->step, 1u);
+  EXPECT_EQ(s->step_started_at_ms, kT0);
+  EXPECT_EQ(s->failure, "Node x: too slow");
+  EXPECT_FALSE(ReadCanaryState(json::parse(R"({"phase": "Paused"})")));
+  EXPECT_FALSE(ReadCanaryState(json::parse(R"({"phase": "Pending"})")));
+}
+
+json CanaryObject() {
+  return testing::Object("Canary", "new-bj",
+                         {{"domain", "www"},
+                          {"node", "bj-01"},
+                          {"steps",
+                           {{{"percent", 10}, {"pause", "1m"}},
+                            {{"percent", 50}, {"pause", "1m"}},
+                            {{"percent", 100}}}},
+                          {"analysis", {{"maxFailures", 2}}}});
+}
+
+double ServedPercent(const FakeCluster& c) {
+  const Snapshot s = *ParseRouteTableConfigMap(*c.state.route_table).snapshot;
+  return s.canaries.empty() ? 0 : s.canaries[0].percent;
+}
+
+TEST(CanaryPlan, StepsArePublishedAndRecorded) {
+  FakeCluster c = SmallCluster();
+  c.state.canaries.push_back(CanaryObject());
+  Plan plan = c.Step(kT0);
+  EXPECT_EQ(plan.requeue_after_ms, 29'001);  // the reports turn stale first
+  EXPECT_THAT(EventLines(plan), Contains("Canary/new-bj Normal CanaryStep"));
+  const json& status = c.Status("Canary", "new-bj");
+  EXPECT_EQ(status["phase"], "Progressing");
+  EXPECT_EQ(status["percent"], 10);
+  EXPECT_EQ(status["step"], 0);
+  EXPECT_EQ(status["stepStartedAt"], FormatRfc3339Seconds(kT0));
+  EXPECT_EQ(ConditionOf(status, "Ready")["message"],
+            "step 1/3: 10% of clients on Node bj-01 until " +
+                FormatRfc3339Seconds(kT0 + 60'000));
+  EXPECT_EQ(ServedPercent(c), 10);
+
+  c.ReplaceReports(testing::UpReports(kT0 + 59'000));
+  plan = c.Step(kT0 + 59'999);
+  EXPECT_EQ(plan.requeue_after_ms, 1);
+  EXPECT_THAT(plan.events, IsEmpty());
+
+  plan = c.Step(kT0 + 60'000);
+  EXPECT_EQ(c.Status("Canary", "new-bj")["percent"], 50);
+  EXPECT_EQ(ServedPercent(c), 50);
+  c.ReplaceReports(testing::UpReports(kT0 + 119'000));
+  plan = c.Step(kT0 + 120'000);
+  EXPECT_THAT(EventLines(plan),
+              Contains("Canary/new-bj Normal CanarySucceeded"));
+  EXPECT_EQ(c.Status("Canary", "new-bj")["phase"], "Succeeded");
+  EXPECT_EQ(ServedPercent(c), 100);
+}
+
+TEST(CanaryPlan, FailedAnalysisTakesTheShareBack) {
+  FakeCluster c = SmallCluster();
+  c.state.canaries.push_back(CanaryObject());
+  c.Step(kT0);
+  EXPECT_EQ(ServedPercent(c), 10);
+  std::vector<json> reports = testing::UpReports(kT0 + 4000);
+  for (json& r : reports) {
+    for (json& result : r["spec"]["results"]) {
+      if (result["node"] == "bj-01") result["consecutiveFailures"] = 3;
+    }
+  }
+  c.ReplaceReports(reports);
+  Plan plan = c.Step(kT0 + 5000);
+  EXPECT_THAT(EventLines(plan), Contains("Canary/new-bj Warning CanaryFailed"));
+  EXPECT_EQ(c.Status("Canary", "new-bj")["phase"], "Failed");
+  EXPECT_EQ(ServedPercent(c), 0);
+  // Stays failed quietly, also once the node recovers.
+  c.ReplaceReports(testing::UpReports(kT0 + 9000));
+  plan = c.Step(kT0 + 10'000);
+  EXPECT_THAT(plan.events, IsEmpty());
+  EXPECT_EQ(c.Status("Canary", "new-bj")["phase"], "Failed");
+  // Editing the spec starts over.
+  c.EditSpec("Canary", "new-bj", {{"analysis", {{"maxFailures", 5}}}});
+  c.Step(kT0 + 11'000);
+  EXPECT_EQ(c.Status("Canary", "new-bj")["phase"], "Progressing");
+  EXPECT_EQ(ServedPercent(c), 10);
+}
+
+}  // namespace
+}  // namespace ax::controller
