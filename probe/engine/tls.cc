@@ -13,6 +13,8 @@ SslCtxPtr MakeClientTlsContext(const TlsOptions& options, std::string* error) {
     return nullptr;
   }
   SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
+  // A client never looks sessions up in OpenSSL's cache by itself; the
+  // engine keeps each node's last one (TlsSessionCache) and offers it.
   SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);
 #ifdef SSL_OP_IGNORE_UNEXPECTED_EOF
   // With Connection: close many servers close without close_notify; the body
