@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <openssl/ssl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
