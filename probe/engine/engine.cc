@@ -36,7 +36,8 @@ ProbeEngine::ProbeEngine(EngineConfig config, ProbeSink sink)
     : config_(std::move(config)),
       sink_(std::move(sink)),
       scheduler_(config_.scheduler),
-      rng_(config_.seed) {
+      rng_(config_.seed),
+      sessions_(config_.tls_session_max_age_ms) {
   if (!config_.wall_ms) config_.wall_ms = WallMs;
   conn_options_.token_header = config_.token_header;
   conn_options_.max_body_bytes = config_.max_body_bytes;
@@ -167,6 +168,7 @@ void ProbeEngine::ApplyPendingTargets(int64_t now_ms) {
       continue;
     }
     if (const uint64_t id = scheduler_.Remove(it->first)) Cancel(id);
+    sessions_.Drop(it->first);
     {
       std::lock_guard lock(state_mu_);
       states_.erase(it->first);
@@ -179,6 +181,7 @@ void ProbeEngine::ApplyPendingTargets(int64_t now_ms) {
       // Probing differently now: a result of the old probe would describe
       // the old spec. Start over as a new node (probed at once).
       if (const uint64_t id = scheduler_.Remove(name)) Cancel(id);
+      sessions_.Drop(name);
     }
     scheduler_.Upsert(name, TimingOf(target.check), now_ms, rng_);
     {
@@ -218,8 +221,13 @@ void ProbeEngine::LaunchDue(int64_t now_ms) {
       scheduler_.Remove(launch.node);
       continue;
     }
-    auto conn =
-        std::make_unique<ProbeConnection>(target->second, conn_options_);
+    const ProbeTarget& spec = target->second;
+    SslSessionPtr resume;
+    if (spec.check.protocol == ProbeProtocol::kHttps) {
+      resume = sessions_.Find(spec.node, TlsPeerOf(spec), config_.wall_ms());
+    }
+    auto conn = std::make_unique<ProbeConnection>(spec, conn_options_,
+                                                  std::move(resume));
     conn->Start(MonoUs());
     {
       std::lock_guard lock(state_mu_);
@@ -289,7 +297,21 @@ void ProbeEngine::FinishConnection(uint64_t id, bool scheduler_already_done) {
     ++counters_.discarded;
     return;
   }
+  KeepOrDropSession(*conn);
   Record(conn->target(), conn->outcome());
+}
+
+void ProbeEngine::KeepOrDropSession(const ProbeConnection& conn) {
+  const ProbeTarget& target = conn.target();
+  if (target.check.protocol != ProbeProtocol::kHttps) return;
+  if (!conn.outcome().ok()) {
+    // Whatever failed (the certificate, the server, the network), the next
+    // probe verifies from scratch rather than trusting an older handshake.
+    sessions_.Drop(target.node);
+    return;
+  }
+  sessions_.Keep(target.node, TlsPeerOf(target), conn.ResumableSession(),
+                 conn.outcome().tls_resumed, config_.wall_ms());
 }
 
 void ProbeEngine::Record(const ProbeTarget& target,
@@ -306,6 +328,8 @@ void ProbeEngine::Record(const ProbeTarget& target,
     event.transition = state.tracker.Observe(event.result, state.policy);
 
     ++counters_.finished;
+    if (outcome.phases.tls_ms) ++counters_.tls_handshakes;
+    if (outcome.tls_resumed) ++counters_.tls_resumed;
     ++view.probes;
     if (!outcome.ok()) {
       ++view.failures;

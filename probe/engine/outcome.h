@@ -33,6 +33,9 @@ struct ProbeOutcome {
   int http_status = 0;  // 0 when no status line was read
   Phases phases;
   std::optional<NodeLoad> load;  // parsed from a JSON body, if it had one
+  // HTTPS: the handshake resumed an earlier session, so it did not verify
+  // the certificate again (that handshake did).
+  bool tls_resumed = false;
 
   bool ok() const { return error == ProbeError::kNone; }
 };

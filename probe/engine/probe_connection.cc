@@ -31,9 +31,11 @@ ProbeError ConnectErrorKind(int err) {
 }  // namespace
 
 ProbeConnection::ProbeConnection(ProbeTarget target,
-                                 const ConnectionOptions& options)
+                                 const ConnectionOptions& options,
+                                 SslSessionPtr resume)
     : target_(std::move(target)),
       options_(options),
+      resume_(std::move(resume)),
       parser_(options.max_body_bytes) {}
 
 const char* ProbeConnection::phase_name() const {
@@ -149,6 +151,11 @@ void ProbeConnection::OnConnected(int64_t now_us) {
     // SNI carries names only (RFC 6066), never address literals.
     SSL_set_tlsext_host_name(ssl_.get(), host.c_str());
   }
+  if (resume_) {
+    // Takes its own reference. On failure the handshake is simply full.
+    SSL_set_session(ssl_.get(), resume_.get());
+    resume_.reset();
+  }
   if (SSL_CTX_get_verify_mode(options_.tls) != SSL_VERIFY_NONE) {
     // Check the certificate names what we asked for: the Host name, or the
     // address we connected to when no host is configured.
@@ -175,6 +182,7 @@ void ProbeConnection::DoHandshake(int64_t now_us) {
   const int rc = SSL_connect(ssl_.get());
   if (rc == 1) {
     outcome_.phases.tls_ms = Elapsed(now_us);
+    outcome_.tls_resumed = SSL_session_reused(ssl_.get()) == 1;
     stage_ = Stage::kWriting;
     return DoWrite(now_us);
   }
@@ -296,6 +304,13 @@ void ProbeConnection::DoRead(int64_t now_us) {
   }
 }
 
+SslSessionPtr ProbeConnection::ResumableSession() const {
+  if (!ssl_) return nullptr;
+  SslSessionPtr session(SSL_get1_session(ssl_.get()));
+  if (!session || SSL_SESSION_is_resumable(session.get()) != 1) return nullptr;
+  return session;
+}
+
 void ProbeConnection::FailSslIo(int ssl_error, const char* during,
                                 int64_t now_us) {
   if (ssl_error == SSL_ERROR_SYSCALL && errno != 0) {
@@ -310,6 +325,13 @@ void ProbeConnection::FailSslIo(int ssl_error, const char* during,
 }
 
 void ProbeConnection::OnResponseComplete(int64_t now_us) {
+  if (ssl_) {
+    // The response is complete by its framing, so the connection ended
+    // well without close_notify (none is sent either: Connection: close
+    // ends it). Telling OpenSSL so keeps SSL_free from marking the session
+    // unresumable, as it does after a connection cut short.
+    SSL_set_shutdown(ssl_.get(), SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+  }
   outcome_.http_status = parser_.status_code();
   outcome_.load = ParseLoad(parser_.body());
   Verdict verdict = JudgeResponse(target_.check, parser_.status_code(),

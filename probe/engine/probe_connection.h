@@ -31,7 +31,10 @@ struct ConnectionOptions {
 class ProbeConnection {
  public:
   // Copies the target: the engine may replace its targets mid-probe.
-  ProbeConnection(ProbeTarget target, const ConnectionOptions& options);
+  // `resume`: an HTTPS target's session from an earlier connection to the
+  // same peer, offered in the handshake (the server may still do a full one).
+  ProbeConnection(ProbeTarget target, const ConnectionOptions& options,
+                  SslSessionPtr resume = nullptr);
   ProbeConnection(const ProbeConnection&) = delete;
   ProbeConnection& operator=(const ProbeConnection&) = delete;
 
@@ -48,6 +51,10 @@ class ProbeConnection {
   uint32_t events() const { return events_; }
   const ProbeOutcome& outcome() const { return outcome_; }
   const ProbeTarget& target() const { return target_; }
+  // After an HTTPS exchange: the session to offer on the next connection
+  // (the newest one the server gave, TLS 1.3 tickets included as they
+  // arrive after the handshake), or null when it gave none to resume.
+  SslSessionPtr ResumableSession() const;
   // Where the probe is, for timeout details: "connect", "tls", "request",
   // "response".
   const char* phase_name() const;
@@ -78,6 +85,7 @@ class ProbeConnection {
   int64_t start_us_ = 0;
   uint32_t events_ = 0;
   Fd fd_;
+  SslSessionPtr resume_;
   SslPtr ssl_;  // declared after fd_: freed before the socket closes
   std::string request_;
   size_t written_ = 0;

@@ -1,5 +1,6 @@
-// The pure probe scheduler (scheduler.h). Linear scans over the node map:
-// a prober has hundreds of nodes, and a scan per wake-up is microseconds.
+// The pure probe scheduler (scheduler.h): the node map and two ordered
+// indexes over it (idle nodes by due time, running probes by deadline), kept
+// in step by every change, so a wake-up only looks at what is due.
 #include "engine/scheduler.h"
 
 #include <algorithm>
@@ -13,13 +14,23 @@ NodeTiming Scheduler::Clamp(NodeTiming timing) {
   return timing;
 }
 
-void Scheduler::ScheduleNext(Entry& entry, Rng& rng) const {
+void Scheduler::ScheduleNext(Node node, Rng& rng) {
+  Entry& entry = node->second;
   const double jitter = std::clamp(config_.jitter_fraction, 0.0, 1.0);
   const auto extra = static_cast<int64_t>(
       static_cast<double>(entry.timing.interval_ms) * jitter * rng.Uniform());
   // From the start, not the end: a slow node keeps its cadence, and a probe
   // that outlived its interval is followed at once by the next.
   entry.next_due_ms = entry.started_ms + entry.timing.interval_ms + extra;
+  idle_.emplace(entry.next_due_ms, node);
+}
+
+void Scheduler::Finish(Node node, Rng& rng) {
+  Entry& entry = node->second;
+  deadlines_.erase({entry.deadline_ms, entry.running_id});
+  in_flight_.erase(entry.running_id);
+  entry.running_id = 0;
+  ScheduleNext(node, rng);
 }
 
 void Scheduler::Upsert(const std::string& node, NodeTiming timing,
@@ -36,19 +47,32 @@ void Scheduler::Upsert(const std::string& node, NodeTiming timing,
         (spread > 0
              ? static_cast<int64_t>(static_cast<double>(spread) * rng.Uniform())
              : 0);
-    nodes_.emplace(node, entry);
+    it = nodes_.emplace(node, entry).first;
+    idle_.emplace(entry.next_due_ms, it);
     return;
   }
   Entry& entry = it->second;
   entry.timing = timing;
-  entry.next_due_ms = std::min(entry.next_due_ms, now_ms + timing.interval_ms);
+  // A running node's next start is set when its probe ends.
+  if (entry.running_id != 0) return;
+  const int64_t due = std::min(entry.next_due_ms, now_ms + timing.interval_ms);
+  if (due == entry.next_due_ms) return;
+  idle_.erase({entry.next_due_ms, it});
+  entry.next_due_ms = due;
+  idle_.emplace(due, it);
 }
 
 uint64_t Scheduler::Remove(const std::string& node) {
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return 0;
-  const uint64_t id = it->second.running_id;
-  if (id != 0) in_flight_.erase(id);
+  const Entry& entry = it->second;
+  const uint64_t id = entry.running_id;
+  if (id != 0) {
+    deadlines_.erase({entry.deadline_ms, id});
+    in_flight_.erase(id);
+  } else {
+    idle_.erase({entry.next_due_ms, it});
+  }
   nodes_.erase(it);
   return id;
 }
@@ -73,42 +97,30 @@ std::vector<uint64_t> Scheduler::SetNodes(
 
 std::vector<Launch> Scheduler::TakeDue(int64_t now_ms) {
   std::vector<Launch> launches;
-  if (in_flight_.size() >= config_.max_in_flight) return launches;
-  using Iter = std::map<std::string, Entry>::iterator;
-  std::vector<Iter> due;
-  for (auto it = nodes_.begin(); it != nodes_.end(); ++it) {
-    if (it->second.running_id == 0 && it->second.next_due_ms <= now_ms) {
-      due.push_back(it);
-    }
-  }
-  // Oldest due first, so a full pool delays everyone fairly.
-  std::stable_sort(due.begin(), due.end(), [](Iter a, Iter b) {
-    return a->second.next_due_ms < b->second.next_due_ms;
-  });
-  const size_t slots = config_.max_in_flight - in_flight_.size();
-  if (due.size() > slots) due.resize(slots);
-  for (Iter it : due) {
-    Entry& entry = it->second;
+  while (!idle_.empty() && idle_.begin()->first <= now_ms &&
+         in_flight_.size() < config_.max_in_flight) {
+    const Node node = idle_.begin()->second;
+    idle_.erase(idle_.begin());
+    Entry& entry = node->second;
     entry.running_id = next_id_++;
     entry.started_ms = now_ms;
     entry.deadline_ms = now_ms + entry.timing.timeout_ms;
-    in_flight_.emplace(entry.running_id, it->first);
+    in_flight_.emplace(entry.running_id, node);
+    deadlines_.emplace(entry.deadline_ms, entry.running_id);
     launches.push_back(
-        {entry.running_id, it->first, now_ms, entry.deadline_ms});
+        {entry.running_id, node->first, now_ms, entry.deadline_ms});
   }
   return launches;
 }
 
 std::vector<Launch> Scheduler::TakeExpired(int64_t now_ms, Rng& rng) {
   std::vector<Launch> expired;
-  for (auto& [name, entry] : nodes_) {
-    if (entry.running_id != 0 && entry.deadline_ms <= now_ms) {
-      expired.push_back(
-          {entry.running_id, name, entry.started_ms, entry.deadline_ms});
-      in_flight_.erase(entry.running_id);
-      entry.running_id = 0;
-      ScheduleNext(entry, rng);
-    }
+  while (!deadlines_.empty() && deadlines_.begin()->first <= now_ms) {
+    const Node node = in_flight_.at(deadlines_.begin()->second);
+    const Entry& entry = node->second;
+    expired.push_back(
+        {entry.running_id, node->first, entry.started_ms, entry.deadline_ms});
+    Finish(node, rng);
   }
   return expired;
 }
@@ -116,28 +128,17 @@ std::vector<Launch> Scheduler::TakeExpired(int64_t now_ms, Rng& rng) {
 bool Scheduler::Complete(uint64_t probe_id, int64_t /*now_ms*/, Rng& rng) {
   auto it = in_flight_.find(probe_id);
   if (it == in_flight_.end()) return false;
-  auto node = nodes_.find(it->second);
-  in_flight_.erase(it);
-  if (node == nodes_.end()) return false;  // cannot happen: Remove drops ids
-  Entry& entry = node->second;
-  entry.running_id = 0;
-  ScheduleNext(entry, rng);
+  Finish(it->second, rng);
   return true;
 }
 
 std::optional<int64_t> Scheduler::NextWakeMs() const {
   std::optional<int64_t> wake;
-  const bool slot_free = in_flight_.size() < config_.max_in_flight;
-  for (const auto& [name, entry] : nodes_) {
-    int64_t t = 0;
-    if (entry.running_id != 0) {
-      t = entry.deadline_ms;
-    } else if (slot_free) {
-      t = entry.next_due_ms;
-    } else {
-      continue;
-    }
-    if (!wake || t < *wake) wake = t;
+  if (!deadlines_.empty()) wake = deadlines_.begin()->first;
+  // Due times only matter while a slot is free.
+  if (!idle_.empty() && in_flight_.size() < config_.max_in_flight) {
+    const int64_t due = idle_.begin()->first;
+    if (!wake || due < *wake) wake = due;
   }
   return wake;
 }

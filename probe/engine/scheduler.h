@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -94,12 +95,31 @@ class Scheduler {
     int64_t deadline_ms = 0;
   };
 
+  // std::map iterators stay valid until their own node is erased.
+  using Node = std::map<std::string, Entry>::iterator;
+  // An idle node by next due time, then name: the oldest due goes first.
+  using DueKey = std::pair<int64_t, Node>;
+  struct DueOrder {
+    bool operator()(const DueKey& a, const DueKey& b) const {
+      return a.first != b.first ? a.first < b.first
+                                : a.second->first < b.second->first;
+    }
+  };
+
   static NodeTiming Clamp(NodeTiming timing);
-  void ScheduleNext(Entry& entry, Rng& rng) const;
+  // Ends the node's running probe and schedules its next start.
+  void Finish(Node node, Rng& rng);
+  // Sets the next start from the last one and indexes the node as idle.
+  void ScheduleNext(Node node, Rng& rng);
 
   SchedulerConfig config_;
   std::map<std::string, Entry> nodes_;
-  std::unordered_map<uint64_t, std::string> in_flight_;  // id -> node
+  // Indexes over nodes_, so a wake-up costs O(log n) rather than scans of
+  // every node (at 500 nodes, three scans per wake-up were ~7% of the probe
+  // thread's CPU): idle nodes by due time, running probes by deadline.
+  std::set<DueKey, DueOrder> idle_;
+  std::set<std::pair<int64_t, uint64_t>> deadlines_;  // (deadline, id)
+  std::unordered_map<uint64_t, Node> in_flight_;      // id -> node
   uint64_t next_id_ = 1;
 };
 

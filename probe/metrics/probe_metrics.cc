@@ -112,6 +112,17 @@ std::vector<MetricFamily> ProbeMetrics::Collect() const {
              "probe connections opened (at most one per node per interval)",
              MetricType::Counter);
   Add(connections, static_cast<double>(counters.started), {});
+  auto handshakes =
+      Family("ax_probe_tls_handshakes_total",
+             "TLS handshakes completed by HTTPS probes", MetricType::Counter);
+  Add(handshakes, static_cast<double>(counters.tls_handshakes), {});
+  auto resumptions =
+      Family("ax_probe_tls_resumptions_total",
+             "TLS handshakes that resumed the node's previous session "
+             "(no certificate verification; a full handshake at least every "
+             "few minutes and after any failed probe)",
+             MetricType::Counter);
+  Add(resumptions, static_cast<double>(counters.tls_resumed), {});
 
   auto duration = Family("ax_probe_duration_seconds",
                          "probe time by node and phase (connect, tls, "
@@ -144,7 +155,7 @@ std::vector<MetricFamily> ProbeMetrics::Collect() const {
 
   std::vector<MetricFamily> out;
   for (auto* f : {&up, &health, &errors, &changes, &suppressed, &connections,
-                  &duration}) {
+                  &handshakes, &resumptions, &duration}) {
     out.push_back(std::move(*f));
   }
   std::sort(out.begin(), out.end(),

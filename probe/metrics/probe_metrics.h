@@ -44,6 +44,8 @@ inline constexpr double kHealthStateDown = 2;
 //   ax_probe_errors_total{node,reason}      counter: failed probes by reason
 //   ax_probe_state_changes_total{node}      counter: verdict changes
 //   ax_probe_connections_total              counter: probe connections opened
+//   ax_probe_tls_handshakes_total           counter: TLS handshakes completed
+//   ax_probe_tls_resumptions_total          counter: of which resumed a session
 class ProbeMetrics : public prometheus::Collectable {
  public:
   explicit ProbeMetrics(std::string vantage);

@@ -11,7 +11,9 @@ After --warmup s (the cold start and the first verdicts), it measures for --seco
   - CPU of the probe thread (named ax-probe) and of the whole ax-dns process, from
     utime+stime in /proc, as % of one core;
   - connections per node per interval: each port's accepts per interval over the
-    window, and the most accepts any node took within any one interval (must be 1).
+    window, and the most accepts any node took within any one interval (must be 1);
+  - HTTPS: how many of the window's TLS handshakes resumed a session, as the
+    endpoints saw them (not what ax-dns says about itself).
 Writes DIR/results-PROTO.json; render.py turns it into markdown.
 """
 
@@ -43,10 +45,16 @@ RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Lengt
 
 
 class Health(asyncio.Protocol):
-    """One probe's connection: reads the request head, answers 200, closes."""
+    """One probe's connection: reads the request head, answers 200, closes. Over
+    TLS (made after the handshake) it notes whether the handshake resumed."""
+
+    def __init__(self, handshakes: list[tuple[float, bool]]):
+        self.handshakes = handshakes
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport, self.head = transport, b""
+        if (tls := transport.get_extra_info("ssl_object")) is not None:
+            self.handshakes.append((time.monotonic(), tls.session_reused))
 
     def data_received(self, data: bytes) -> None:
         self.head += data
@@ -63,6 +71,7 @@ class Endpoints:
     def __init__(self, count: int, tls: ssl.SSLContext | None):
         self.tls = tls
         self.accepts: dict[int, list[float]] = {}
+        self.handshakes: list[tuple[float, bool]] = []  # (when, resumed)
         self.listeners: list[socket.socket] = []
         for _ in range(count):
             sock = socket.create_server(("127.0.0.1", 0), backlog=64)
@@ -89,7 +98,8 @@ class Endpoints:
 
     async def _serve(self, conn: socket.socket) -> None:
         try:
-            await self.loop.connect_accepted_socket(Health, conn, ssl=self.tls)
+            await self.loop.connect_accepted_socket(lambda: Health(self.handshakes), conn,
+                                                    ssl=self.tls)
         except (OSError, ssl.SSLError):
             conn.close()
 
@@ -197,6 +207,7 @@ def main() -> int:
     per_node = [(len(ts) - 1) * args.interval / (ts[-1] - ts[0])
                 for ts in in_window.values() if len(ts) > 1]
     gaps = [b - a for ts in in_window.values() for a, b in zip(ts, ts[1:])]
+    handshakes = [resumed for t, resumed in endpoints.handshakes if t0 <= t < t1]
     result = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": machine(), "ax": git_version(), "proto": args.proto,
@@ -225,6 +236,8 @@ def main() -> int:
                      "down": sum(1 for c in changes if c["to"] == "Down")},
         "rss_mib": rss_kib / 1024,
         "tls_key": "RSA 2048, self-signed" if tls else None,
+        "tls_handshakes": len(handshakes),
+        "tls_resumed": sum(handshakes),
     }
     (args.out / f"results-{args.proto}.json").write_text(json.dumps(result, indent=1))
     print(json.dumps(result, indent=1))

@@ -44,10 +44,16 @@ class HttpBackend {
   HttpBackend() : server_(std::make_unique<httplib::Server>()) {}
   HttpBackend(const std::string& cert_file, const std::string& key_file)
       : server_(std::make_unique<httplib::SSLServer>(cert_file.c_str(),
-                                                     key_file.c_str())) {}
+                                                     key_file.c_str())),
+        tls_(true) {}
   ~HttpBackend() { Stop(); }
 
   httplib::Server& server() { return *server_; }
+  // The TLS server's context, to adjust before Start (null without TLS).
+  SSL_CTX* ssl_context() {
+    return tls_ ? static_cast<httplib::SSLServer&>(*server_).ssl_context()
+                : nullptr;
+  }
   bool valid() const { return server_->is_valid(); }
 
   // Returns the bound port, or -1 if `host` cannot be bound (no IPv6).
@@ -69,6 +75,7 @@ class HttpBackend {
 
  private:
   std::unique_ptr<httplib::Server> server_;
+  bool tls_ = false;
   std::thread thread_;
   int port_ = 0;
 };

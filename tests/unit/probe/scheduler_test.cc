@@ -1,12 +1,15 @@
 // The pure probe scheduler against a fake clock (plain integers) and a seeded
 // RNG: cold start, cadence and jitter bounds, the in-flight bound, deadlines,
-// removal and one probe per node.
+// removal and one probe per node; and its due/deadline indexes against a
+// brute-force model under random changes.
 #include "engine/scheduler.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -252,6 +255,75 @@ TEST(SchedulerTest, NextWakeIsTheEarliestDueOrDeadline) {
   EXPECT_EQ(s.NextWakeMs(), 100);
   ASSERT_EQ(s.TakeDue(100).size(), 1u);
   EXPECT_EQ(s.NextWakeMs(), 400);  // its deadline
+}
+
+// Random upserts, removals, completions, expiries and launches on a small
+// pool: what TakeDue, TakeExpired and NextWakeMs say always matches what a
+// scan of every node would (the scheduler keeps indexes instead).
+TEST(SchedulerTest, IndexesAgreeWithAScanOfEveryNode) {
+  Scheduler s(Config(/*max_in_flight=*/4, 0.1, 50));
+  Rng rng(37), ops(41);
+  const auto pick = [&](int n) { return static_cast<int>(ops.Uniform() * n); };
+  std::map<uint64_t, std::pair<std::string, int64_t>> running;  // deadline
+  std::set<std::string> known;
+  for (int64_t now = 0; now < 20000; now += 1 + pick(7)) {
+    const std::string node = "n" + std::to_string(pick(12));
+    switch (pick(8)) {
+      case 0:
+        s.Upsert(node, {20 + pick(300), 1 + pick(200)}, now, rng);
+        known.insert(node);
+        break;
+      case 1:
+        if (const uint64_t id = s.Remove(node)) running.erase(id);
+        known.erase(node);
+        break;
+      case 2:
+        if (!running.empty()) {
+          auto it = std::next(running.begin(), pick(running.size()));
+          EXPECT_TRUE(s.Complete(it->first, now, rng));
+          running.erase(it);
+        }
+        break;
+      default:
+        break;
+    }
+    // The model: deadlines of running probes, due times of idle nodes.
+    std::optional<int64_t> wake;
+    for (const auto& [id, r] : running) {
+      if (!wake || r.second < *wake) wake = r.second;
+    }
+    for (const std::string& n : known) {
+      const auto at = s.NextDueMs(n);
+      if (at && running.size() < 4 && (!wake || *at < *wake)) wake = *at;
+    }
+    ASSERT_EQ(s.NextWakeMs(), wake) << now;
+    ASSERT_EQ(s.in_flight(), running.size());
+
+    std::set<uint64_t> overdue;
+    for (const auto& [id, r] : running) {
+      if (r.second <= now) overdue.insert(id);
+    }
+    for (const Launch& l : s.TakeExpired(now, rng)) {
+      EXPECT_EQ(overdue.erase(l.probe_id), 1u) << now;
+      running.erase(l.probe_id);
+    }
+    EXPECT_TRUE(overdue.empty()) << now;
+
+    std::vector<std::pair<int64_t, std::string>> due;
+    for (const std::string& n : known) {
+      const auto at = s.NextDueMs(n);
+      if (at && *at <= now) due.emplace_back(*at, n);
+    }
+    std::sort(due.begin(), due.end());
+    const auto launches = s.TakeDue(now);
+    ASSERT_LE(launches.size(), due.size()) << now;
+    for (size_t i = 0; i < launches.size(); ++i) {
+      EXPECT_EQ(launches[i].node, due[i].second) << now;  // oldest first
+      running[launches[i].probe_id] = {launches[i].node,
+                                       launches[i].deadline_ms};
+    }
+    EXPECT_TRUE(launches.size() == due.size() || running.size() == 4) << now;
+  }
 }
 
 }  // namespace

@@ -91,7 +91,8 @@ TEST(ProbeMetricsTest, FamiliesFollowTheEngine) {
   for (const char* name :
        {"ax_probe_up", "ax_node_health_state", "ax_probe_errors_total",
         "ax_probe_state_changes_total", "ax_probe_connections_total",
-        "ax_probe_duration_seconds", "ax_probe_flap_suppressed"}) {
+        "ax_probe_duration_seconds", "ax_probe_flap_suppressed",
+        "ax_probe_tls_handshakes_total", "ax_probe_tls_resumptions_total"}) {
     ASSERT_NE(Find(families, name), nullptr) << name;
   }
   std::map<std::string, double> up_by_node, health_by_node;
@@ -118,6 +119,11 @@ TEST(ProbeMetricsTest, FamiliesFollowTheEngine) {
   EXPECT_GE(
       Find(families, "ax_probe_connections_total")->metric.at(0).counter.value,
       3);
+  // TCP checks only: no TLS.
+  EXPECT_EQ(Find(families, "ax_probe_tls_handshakes_total")
+                ->metric.at(0)
+                .counter.value,
+            0);
   bool saw_connect = false;
   for (const auto& m : Find(families, "ax_probe_duration_seconds")->metric) {
     if (Label(m, "node") != "open" || Label(m, "phase") != "connect") continue;
