@@ -180,7 +180,9 @@ const std::vector<Flag>& Flags() {
       {"standalone", "DIR", "",
        "serve the manifests in DIR (re-read on change)",
        Text(&ServerConfig::standalone_dir)},
-      {"snapshot", "FILE", "", "serve the snapshot document FILE (watched)",
+      {"snapshot", "PATH", "",
+       "serve the snapshot document at PATH (watched): a file (gzip when it "
+       "ends in .gz) or a mounted route-table ConfigMap directory",
        Text(&ServerConfig::snapshot_file)},
       {"listen", "ADDR:PORT", "0.0.0.0:53",
        "UDP+TCP address ADDR:PORT or [V6]:PORT", SetListen, true},
@@ -394,7 +396,7 @@ ConfigResult ParseConfig(const std::vector<std::string>& args,
 
   if (c.standalone_dir.empty() == c.snapshot_file.empty()) {
     result.error =
-        "give exactly one of --standalone DIR or --snapshot FILE (see --help)";
+        "give exactly one of --standalone DIR or --snapshot PATH (see --help)";
     return result;
   }
   if (c.listen.empty()) {
@@ -415,7 +417,7 @@ ConfigResult ParseConfig(const std::vector<std::string>& args,
 
 std::string HelpText() {
   std::string text =
-      "usage: ax-dns (--standalone DIR | --snapshot FILE) [flags]\n\n"
+      "usage: ax-dns (--standalone DIR | --snapshot PATH) [flags]\n\n"
       "Authoritative GSLB DNS server. Every flag is also read from the\n"
       "environment as AX_DNS_<FLAG> (lists comma-separated) and from the\n"
       "--config file; precedence: flag > env > file > default.\n"

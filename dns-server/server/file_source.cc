@@ -8,17 +8,20 @@
 #include <fstream>
 #include <sstream>
 
+#include "ax/route_table_configmap.h"
 #include "server/log.h"
 
 namespace ax::dns {
 
-FileSource::FileSource(std::filesystem::path file, SnapshotStore* store,
+FileSource::FileSource(std::filesystem::path path, SnapshotStore* store,
                        FileSourceOptions options)
-    : file_(std::move(file)), store_(store), options_(options) {}
+    : path_(std::move(path)), store_(store), options_(options) {}
 
 bool FileSource::Start(std::string* error) {
   const bool ok = Reload(error);
-  std::filesystem::path dir = file_.parent_path();
+  std::error_code ec;
+  std::filesystem::path dir =
+      std::filesystem::is_directory(path_, ec) ? path_ : path_.parent_path();
   if (dir.empty()) dir = ".";
   watcher_ = std::make_unique<DirWatcher>(
       dir, WatchOptions{options_.debounce, options_.tick},
@@ -28,11 +31,37 @@ bool FileSource::Start(std::string* error) {
 
 void FileSource::Stop() { watcher_.reset(); }
 
+bool FileSource::Resolve(std::filesystem::path* file, std::string* key,
+                         std::string* error) const {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path_, ec)) {
+    *file = path_;
+    *key = path_.extension() == ".gz" ? kRouteTableGzipKey : kRouteTableJsonKey;
+    return true;
+  }
+  const bool text = std::filesystem::exists(path_ / kRouteTableJsonKey, ec);
+  const bool gzip = std::filesystem::exists(path_ / kRouteTableGzipKey, ec);
+  if (text == gzip) {
+    const std::string json = kRouteTableJsonKey, gz = kRouteTableGzipKey;
+    *error = "route-table volume " + path_.string() + " holds " +
+             (text ? "both " + json + " and " + gz
+                   : "neither " + json + " nor " + gz);
+    return false;
+  }
+  *key = text ? kRouteTableJsonKey : kRouteTableGzipKey;
+  *file = path_ / *key;
+  return true;
+}
+
 void FileSource::OnEvent(WatchEvent event) {
   if (event == WatchEvent::kTick) {
+    std::filesystem::path file;
+    std::string key, ignored;
     struct stat st {};
     // stat() follows symlinks: the identity of whatever the path names now.
-    if (::stat(file_.c_str(), &st) != 0) return;
+    if (!Resolve(&file, &key, &ignored) || ::stat(file.c_str(), &st) != 0) {
+      return;
+    }
     const FileId id{st.st_dev, st.st_ino,
                     st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec,
                     st.st_size};
@@ -42,29 +71,41 @@ void FileSource::OnEvent(WatchEvent event) {
   Reload(&error);
 }
 
+bool FileSource::Fail(std::string error_text, std::string* error) {
+  Log(LogLevel::kError, "snapshot file unusable, keeping the last good one",
+      {{"path", path_.string()}, {"error", error_text}});
+  store_->RecordError(error_text);
+  *error = std::move(error_text);
+  return false;
+}
+
 bool FileSource::Reload(std::string* error) {
+  std::filesystem::path file;
+  std::string key;
+  if (!Resolve(&file, &key, error)) return Fail(*error, error);
   struct stat st {};
-  std::ifstream in(file_, std::ios::binary);
-  if (!in || ::stat(file_.c_str(), &st) != 0) {
-    *error =
-        "cannot read snapshot file " + file_.string() + ": " + ErrnoText(errno);
-    Log(LogLevel::kError, "snapshot file unreadable, keeping the last good one",
-        {{"file", file_.string()}, {"error", *error}});
-    store_->RecordError(*error);
-    return false;
+  std::ifstream in(file, std::ios::binary);
+  if (!in || ::stat(file.c_str(), &st) != 0) {
+    return Fail(
+        "cannot read snapshot file " + file.string() + ": " + ErrnoText(errno),
+        error);
   }
   last_id_ = {st.st_dev, st.st_ino,
               st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec,
               st.st_size};
   std::ostringstream bytes;
   bytes << in.rdbuf();
-  std::string text = std::move(bytes).str();
-  if (text == last_bytes_) return true;
-  const LoadOutcome outcome =
-      store_->Load(text, "file:" + file_.string(), error);
+  std::string raw = std::move(bytes).str();
+  if (raw == last_bytes_) return true;
   // Remember rejected bytes too: the same broken file is reported once, not
   // on every directory event.
-  last_bytes_ = std::move(text);
+  last_bytes_ = raw;
+  DecodeRouteTableResult decoded = DecodeRouteTablePayload(key, raw);
+  if (decoded.error) {
+    return Fail(file.string() + ": " + decoded.error->ToString(), error);
+  }
+  const LoadOutcome outcome = store_->Load(decoded.table->snapshot_json,
+                                           "file:" + file.string(), error);
   return outcome != LoadOutcome::kRejected;
 }
 

@@ -1,8 +1,11 @@
-// `--snapshot FILE`: loads a snapshot document from a file into the store and
-// reloads it when it changes, including a Kubernetes ConfigMap volume's atomic
-// `..data` symlink swap (the parent directory is watched and the path
-// re-resolved on every read). Unchanged bytes are not reloaded; a stat check
-// on every tick catches symlink targets outside the watched directory.
+// `--snapshot PATH`: loads a snapshot document into the store and reloads it
+// when it changes. PATH is a file (text, or gzip when it ends in .gz) or a
+// mounted route-table ConfigMap volume, whose snapshot.json or
+// snapshot.json.gz (route_table_configmap.h) is read, whichever the operator
+// wrote. A ConfigMap volume's atomic `..data` symlink swap is followed (the
+// directory is watched and the path re-resolved on every read). Unchanged
+// bytes are not reloaded; a stat check on every tick catches symlink targets
+// outside the watched directory.
 #pragma once
 
 #include <chrono>
@@ -23,7 +26,7 @@ struct FileSourceOptions {
 
 class FileSource {
  public:
-  FileSource(std::filesystem::path file, SnapshotStore* store,
+  FileSource(std::filesystem::path path, SnapshotStore* store,
              FileSourceOptions options = {});
 
   // Loads the file once now, then watches it. Returns false (with `error`)
@@ -37,8 +40,13 @@ class FileSource {
   // watcher thread only.
   bool Reload(std::string* error);
   void OnEvent(WatchEvent event);
+  // The file to read now and its ConfigMap key (how to decode it); false with
+  // `error` when a volume holds neither key or both.
+  bool Resolve(std::filesystem::path* file, std::string* key,
+               std::string* error) const;
+  bool Fail(std::string error_text, std::string* error);
 
-  const std::filesystem::path file_;
+  const std::filesystem::path path_;
   SnapshotStore* const store_;
   const FileSourceOptions options_;
   std::optional<std::string> last_bytes_;  // watcher thread only (after Start)

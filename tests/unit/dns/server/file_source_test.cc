@@ -1,10 +1,15 @@
 // FileSource against real files and inotify: a plain rewrite, a rename over,
 // a Kubernetes ConfigMap-style `..data` symlink swap, a broken write that
-// keeps the last good snapshot, and a file that appears after start.
+// keeps the last good snapshot, a file that appears after start, gzip files
+// and a whole route-table ConfigMap volume whose key turns from text to gzip.
 #include "server/file_source.h"
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
+#include "ax/gzip.h"
 #include "server_test_support.h"
 
 namespace ax::dns {
@@ -66,6 +71,84 @@ TEST(FileSourceTest, FollowsConfigMapSymlinkSwap) {
   fs::remove_all(dir / "..2024_01_01_00_00_00.1");
   EXPECT_TRUE(WaitFor([&] { return ServedVersion(store) == 2; }));
   EXPECT_EQ(store.Status().errors, 0u);
+  source.Stop();
+}
+
+// Writes a kubelet-style volume revision `rev` holding `files` and swaps
+// ..data to it; the key symlinks are made once per name.
+void SwapVolume(const std::filesystem::path& dir, int rev,
+                const std::map<std::string, std::string>& files) {
+  namespace fs = std::filesystem;
+  const std::string name = "..rev" + std::to_string(rev);
+  fs::create_directory(dir / name);
+  for (const auto& [key, bytes] : files) {
+    WriteFile(dir / name / key, bytes);
+    if (!fs::is_symlink(dir / key))
+      fs::create_symlink("..data/" + key, dir / key);
+  }
+  // Keys the new revision no longer has: kubelet removes their links.
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string key = entry.path().filename();
+    if (!key.starts_with("..") && !files.count(key)) fs::remove(entry.path());
+  }
+  fs::create_directory_symlink(name, dir / "..data_tmp");
+  fs::rename(dir / "..data_tmp", dir / "..data");
+}
+
+TEST(FileSourceTest, ReadsARouteTableVolumeAsItTurnsToGzip) {
+  TempDir dir;
+  SwapVolume(dir.path(), 1, {{"snapshot.json", MakeSnapshotJson(1)}});
+  SnapshotStore store({});
+  FileSource source(dir.path(), &store, kFast);
+  std::string error;
+  ASSERT_TRUE(source.Start(&error)) << error;
+  EXPECT_EQ(ServedVersion(store), 1u);
+
+  // The operator gzips a document once it outgrows the threshold: the key
+  // changes, the directory stays.
+  SwapVolume(dir.path(), 2,
+             {{"snapshot.json.gz", GzipCompress(MakeSnapshotJson(2, 1))}});
+  EXPECT_TRUE(WaitFor([&] { return ServedVersion(store) == 2; }));
+  EXPECT_EQ(store.Status().errors, 0u);
+
+  // Corrupt gzip: reported, version 2 keeps serving.
+  SwapVolume(dir.path(), 3, {{"snapshot.json.gz", "\x1f\x8b not really"}});
+  EXPECT_TRUE(WaitFor([&] { return store.Status().errors == 1; }));
+  EXPECT_EQ(ServedVersion(store), 2u);
+  EXPECT_NE(store.Status().last_error.find("snapshot.json.gz"),
+            std::string::npos)
+      << store.Status().last_error;
+  source.Stop();
+}
+
+TEST(FileSourceTest, VolumeWithBothOrNeitherKeyIsAnError) {
+  TempDir dir;
+  SnapshotStore store({});
+  FileSource source(dir.path(), &store, kFast);
+  std::string error;
+  EXPECT_FALSE(source.Start(&error));
+  EXPECT_NE(error.find("holds neither snapshot.json nor snapshot.json.gz"),
+            std::string::npos)
+      << error;
+  SwapVolume(dir.path(), 1,
+             {{"snapshot.json", MakeSnapshotJson(1)},
+              {"snapshot.json.gz", GzipCompress(MakeSnapshotJson(1))}});
+  EXPECT_TRUE(WaitFor([&] {
+    return store.Status().last_error.find("holds both") != std::string::npos;
+  }));
+  EXPECT_EQ(store.Current(), nullptr);
+  source.Stop();
+}
+
+TEST(FileSourceTest, GzipFileByName) {
+  TempDir dir;
+  const auto file = dir / "table.json.gz";
+  WriteFile(file, GzipCompress(MakeSnapshotJson(4)));
+  SnapshotStore store({});
+  FileSource source(file, &store, kFast);
+  std::string error;
+  ASSERT_TRUE(source.Start(&error)) << error;
+  EXPECT_EQ(ServedVersion(store), 4u);
   source.Stop();
 }
 
