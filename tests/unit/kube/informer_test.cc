@@ -166,6 +166,34 @@ TEST(ReflectorTest, RepeatedGoneAfterAFreshListBacksOff) {
   EXPECT_EQ(informer.counters().relists, 3u);
 }
 
+// A sleeping lister-watcher whose watches all end at once, empty.
+class InstantlyClosing : public ScriptedListerWatcher {
+ public:
+  WatchOutcome Watch(const WatchRequest& request,
+                     const WatchHandler&) override {
+    ++closed;
+    return WatchOutcome{WatchEnd::kClosed, request.resource_version, 0, {}};
+  }
+  std::atomic<int> closed{0};
+};
+
+TEST(ReflectorTest, WatchesEndingAtOnceAreBackedOff) {
+  auto script = std::make_unique<InstantlyClosing>();
+  InstantlyClosing& lw = *script;
+  lw.lists.push_back(ObjectList{{}, "5"});
+  InformerOptions options = FastOptions();
+  options.reflector.backoff = {milliseconds(100), milliseconds(100), 2.0, 0.0};
+  Informer informer(std::move(script), std::move(options));
+  informer.Start();
+  std::this_thread::sleep_for(milliseconds(450));
+  informer.Stop();
+  // One at once, then one per 100 ms backoff: about 5, not thousands.
+  EXPECT_GE(lw.closed, 3);
+  EXPECT_LE(lw.closed, 6);
+  EXPECT_EQ(informer.counters().failures, static_cast<uint64_t>(lw.closed));
+  EXPECT_EQ(informer.counters().relists, 0u);  // resumes, no relist
+}
+
 TEST(ReflectorTest, StopInterruptsABackoff) {
   auto script = std::make_unique<ScriptedListerWatcher>();  // lists fail
   InformerOptions options = FastOptions();
