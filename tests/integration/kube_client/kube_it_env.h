@@ -38,8 +38,8 @@ inline Config AdminConfig() {
   return config.ok() ? *config : Config{};
 }
 
-inline std::unique_ptr<Client> AdminClient(ClientOptions options = {}) {
-  auto client = Client::Create(AdminConfig(), std::move(options));
+inline std::unique_ptr<Client> AdminClient(const ClientOptions& options = {}) {
+  auto client = Client::Create(AdminConfig(), options);
   EXPECT_TRUE(client.ok()) << client.error().ToString();
   return client.ok() ? std::move(*client) : nullptr;
 }

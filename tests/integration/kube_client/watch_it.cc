@@ -23,8 +23,8 @@ using nlohmann::json;
 // after the server ends one, collecting events until destroyed.
 class WatchRecorder {
  public:
-  WatchRecorder(Client& client, const Resource& collection, std::string rv,
-                std::string selector) {
+  WatchRecorder(Client& client, const Resource& collection,
+                const std::string& rv, const std::string& selector) {
     thread_ = std::thread([this, &client, collection, rv, selector] {
       WatchRequest request;
       request.resource_version = rv;
@@ -105,7 +105,7 @@ TEST(WatchIt, EventsBiggerThanAnyReadArriveWhole) {
                          "it=big");
   // ~600 KiB of varied text: dozens of TLS records, hundreds of 4 KiB reads.
   std::string payload;
-  for (int i = 0; payload.size() < 600 * 1024; ++i) {
+  for (int i = 0; payload.size() < size_t{600} << 10; ++i) {
     payload += "line " + std::to_string(i) + " \xc3\xa9\"\\\n";
   }
   ASSERT_TRUE(client
@@ -133,7 +133,7 @@ TEST(WatchIt, AResourceVersionOlderThanTheWatchCacheIsGone) {
 // informer's list did not see; only a relist can find that write.
 class FirstWatchFromTheStart : public ListerWatcher {
  public:
-  FirstWatchFromTheStart(Client& client, Resource collection)
+  FirstWatchFromTheStart(Client& client, const Resource& collection)
       : client_(client),
         collection_(collection),
         inner_(NewListerWatcher(client, collection, {"it=gone", "", 500})) {}

@@ -101,7 +101,7 @@ bool Eventually(const std::function<bool()>& done) {
 TEST(ReflectorTest, ResumesRelistsAndBacksOff) {
   auto script = std::make_unique<ScriptedListerWatcher>();
   ScriptedListerWatcher& lw = *script;
-  lw.lists.push_back(ObjectList{{Object("a", 10)}, "10"});
+  lw.lists.emplace_back(ObjectList{{Object("a", 10)}, "10"});
   // A closed watch resumes from its last resourceVersion ...
   lw.watches.push_back(
       {{{WatchEventType::kAdded, Object("b", 11)}}, WatchEnd::kClosed, "11"});
@@ -111,8 +111,8 @@ TEST(ReflectorTest, ResumesRelistsAndBacksOff) {
                         "12"});
   // ... but 410 relists. The failed list in between is retried.
   lw.watches.push_back({{}, WatchEnd::kExpired, "12"});
-  lw.lists.push_back(Error{503, "ServiceUnavailable", "busy"});
-  lw.lists.push_back(ObjectList{{Object("b", 13), Object("c", 14)}, "20"});
+  lw.lists.emplace_back(Error{503, "ServiceUnavailable", "busy"});
+  lw.lists.emplace_back(ObjectList{{Object("b", 13), Object("c", 14)}, "20"});
 
   std::atomic<int> changes{0};
   std::vector<Error> errors;
@@ -151,10 +151,10 @@ TEST(ReflectorTest, RepeatedGoneAfterAFreshListBacksOff) {
   auto script = std::make_unique<ScriptedListerWatcher>();
   ScriptedListerWatcher& lw = *script;
   for (int i = 0; i < 3; ++i) {
-    lw.lists.push_back(ObjectList{{}, "5"});
+    lw.lists.emplace_back(ObjectList{{}, "5"});
     lw.watches.push_back({{}, WatchEnd::kExpired, "5"});
   }
-  lw.lists.push_back(ObjectList{{}, "6"});  // then a watch that holds
+  lw.lists.emplace_back(ObjectList{{}, "6"});  // then a watch that holds
   InformerOptions options = FastOptions();
   options.reflector.backoff = {milliseconds(200), milliseconds(200), 2.0, 0.0};
   Informer informer(std::move(script), std::move(options));
@@ -180,7 +180,7 @@ class InstantlyClosing : public ScriptedListerWatcher {
 TEST(ReflectorTest, WatchesEndingAtOnceAreBackedOff) {
   auto script = std::make_unique<InstantlyClosing>();
   InstantlyClosing& lw = *script;
-  lw.lists.push_back(ObjectList{{}, "5"});
+  lw.lists.emplace_back(ObjectList{{}, "5"});
   InformerOptions options = FastOptions();
   options.reflector.backoff = {milliseconds(100), milliseconds(100), 2.0, 0.0};
   Informer informer(std::move(script), std::move(options));

@@ -69,8 +69,8 @@ class Transport;
 class Client {
  public:
   // Fails on unusable TLS material or server URL; never connects here.
-  static Result<std::unique_ptr<Client>> Create(const Config& config,
-                                                ClientOptions options = {});
+  static Result<std::unique_ptr<Client>> Create(
+      const Config& config, const ClientOptions& options = {});
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
