@@ -27,7 +27,7 @@ Result<void> NeedsName(const Resource& resource, const char* verb) {
 }  // namespace
 
 Result<std::unique_ptr<Client>> Client::Create(const Config& config,
-                                               ClientOptions options) {
+                                               const ClientOptions& options) {
   auto transport = Transport::Create(config, options);
   if (!transport) return transport.error();
   return std::unique_ptr<Client>(new Client(config, std::move(*transport)));

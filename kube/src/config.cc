@@ -32,7 +32,7 @@ Result<std::string> ReadFile(const fs::path& path, std::string_view what) {
   return text.str();
 }
 
-std::string Trim(std::string text) {
+std::string Trim(const std::string& text) {
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) return {};
   const auto last = text.find_last_not_of(" \t\r\n");
@@ -224,7 +224,7 @@ Result<Config> InClusterConfig(std::string_view dir) {
   if (fs::exists(base / "namespace")) {
     auto ns = ReadFile(base / "namespace", "in-cluster config: namespace");
     if (!ns) return ns.error();
-    if (std::string trimmed = Trim(std::move(*ns)); !trimmed.empty()) {
+    if (std::string trimmed = Trim(*ns); !trimmed.empty()) {
       config.default_namespace = std::move(trimmed);
     }
   }

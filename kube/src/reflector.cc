@@ -7,6 +7,11 @@
 namespace ax::kube {
 namespace {
 
+// A watch the server ends this quickly without an event is no normal end
+// (timeoutSeconds is minutes): a proxy or a sick server closing at once.
+// Reconnecting straight away would spin, so it is backed off like a failure.
+constexpr std::chrono::seconds kShortestNormalWatch{1};
+
 class ResourceListerWatcher : public ListerWatcher {
  public:
   ResourceListerWatcher(Client& client, Resource collection,
@@ -104,9 +109,16 @@ void Reflector::Run(CancelToken& cancel) {
         random_, options_.min_watch_timeout_s, options_.max_watch_timeout_s);
     request.cancel = &cancel;
     ++watches_;
-    const WatchOutcome outcome = lister_watcher_.Watch(
+    const auto started = std::chrono::steady_clock::now();
+    WatchOutcome outcome = lister_watcher_.Watch(
         request, [this](const WatchEvent& event) { sink_.Apply(event); });
     resource_version = outcome.resource_version;
+    if (outcome.end == WatchEnd::kClosed && outcome.events == 0 &&
+        std::chrono::steady_clock::now() - started < kShortestNormalWatch) {
+      outcome.end = WatchEnd::kFailed;
+      outcome.error = Error{0, std::string(kReasonBadResponse),
+                            "watch ended at once without an event"};
+    }
     if (outcome.events > 0) {
       backoff.Reset();
       expired_before = false;

@@ -7,6 +7,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "sigpipe.h"
@@ -54,7 +55,7 @@ Error CanceledError(const HttpRequest& request) {
 }
 
 // Non-2xx bodies of streamed requests are kept for the Error up to here.
-constexpr size_t kMaxErrorBody = 64 * 1024;
+constexpr size_t kMaxErrorBody = size_t{64} << 10;
 
 }  // namespace
 
@@ -149,7 +150,6 @@ Result<std::unique_ptr<httplib::ClientImpl>> Transport::Take() {
   } else {
     connection = std::make_unique<httplib::ClientImpl>(url_.host, url_.port);
   }
-  connection->set_connection_timeout(options_.connect_timeout);
   connection->set_keep_alive(true);
   // httplib writes headers and body with separate sends: without this,
   // Nagle and delayed ACKs hold every write back ~40 ms.
@@ -218,6 +218,10 @@ Result<HttpResponse> Transport::Send(const HttpRequest& request) {
     const auto timeout = request.call.timeout.count() > 0
                              ? request.call.timeout
                              : options_.request_timeout;
+    // A short call timeout (a lease renewal's remaining deadline) also caps
+    // connecting: an unreachable server must not hold the call longer.
+    connection->set_connection_timeout(
+        std::min(options_.connect_timeout, timeout));
     connection->set_read_timeout(timeout);
     connection->set_write_timeout(timeout);
     sent = connection->send(req, res, error);

@@ -20,6 +20,7 @@ Random Fixed(double value) {
 TEST(BackoffTest, DoublesUpToTheCapWithoutJitterAtTheMidpoint) {
   Backoff backoff(BackoffPolicy{}, Fixed(0.5));  // stretch factor exactly 1
   std::vector<int64_t> delays;
+  delays.reserve(9);
   for (int i = 0; i < 9; ++i) delays.push_back(backoff.Next().count());
   EXPECT_EQ(delays, (std::vector<int64_t>{800, 1600, 3200, 6400, 12800, 25600,
                                           30000, 30000, 30000}));

@@ -33,7 +33,7 @@ const Resource kWidgets{"example.io", "v1", "widgets", "ns", ""};
 class ClientTest : public ::testing::Test {
  protected:
   // Answers every request with `status` and `body`, remembering it.
-  void AnswerAll(int status, std::string body) {
+  void AnswerAll(int status, const std::string& body) {
     const auto handler = [this, status, body](const httplib::Request& req,
                                               httplib::Response& res) {
       std::lock_guard lock(mu_);
@@ -210,8 +210,8 @@ class UnlistenedPort {
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t len = sizeof(addr);
-    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    EXPECT_EQ(::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len), 0);
     port_ = ntohs(addr.sin_port);
   }
   ~UnlistenedPort() { ::close(fd_); }

@@ -47,8 +47,8 @@ class FakeApiServer {
     return config;
   }
 
-  std::unique_ptr<Client> NewClient(ClientOptions options = {}) const {
-    auto client = Client::Create(config(), std::move(options));
+  std::unique_ptr<Client> NewClient(const ClientOptions& options = {}) const {
+    auto client = Client::Create(config(), options);
     return client.ok() ? std::move(*client) : nullptr;
   }
 

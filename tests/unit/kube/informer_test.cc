@@ -101,7 +101,7 @@ bool Eventually(const std::function<bool()>& done) {
 TEST(ReflectorTest, ResumesRelistsAndBacksOff) {
   auto script = std::make_unique<ScriptedListerWatcher>();
   ScriptedListerWatcher& lw = *script;
-  lw.lists.push_back(ObjectList{{Object("a", 10)}, "10"});
+  lw.lists.emplace_back(ObjectList{{Object("a", 10)}, "10"});
   // A closed watch resumes from its last resourceVersion ...
   lw.watches.push_back(
       {{{WatchEventType::kAdded, Object("b", 11)}}, WatchEnd::kClosed, "11"});
@@ -111,8 +111,8 @@ TEST(ReflectorTest, ResumesRelistsAndBacksOff) {
                         "12"});
   // ... but 410 relists. The failed list in between is retried.
   lw.watches.push_back({{}, WatchEnd::kExpired, "12"});
-  lw.lists.push_back(Error{503, "ServiceUnavailable", "busy"});
-  lw.lists.push_back(ObjectList{{Object("b", 13), Object("c", 14)}, "20"});
+  lw.lists.emplace_back(Error{503, "ServiceUnavailable", "busy"});
+  lw.lists.emplace_back(ObjectList{{Object("b", 13), Object("c", 14)}, "20"});
 
   std::atomic<int> changes{0};
   std::vector<Error> errors;
@@ -151,10 +151,10 @@ TEST(ReflectorTest, RepeatedGoneAfterAFreshListBacksOff) {
   auto script = std::make_unique<ScriptedListerWatcher>();
   ScriptedListerWatcher& lw = *script;
   for (int i = 0; i < 3; ++i) {
-    lw.lists.push_back(ObjectList{{}, "5"});
+    lw.lists.emplace_back(ObjectList{{}, "5"});
     lw.watches.push_back({{}, WatchEnd::kExpired, "5"});
   }
-  lw.lists.push_back(ObjectList{{}, "6"});  // then a watch that holds
+  lw.lists.emplace_back(ObjectList{{}, "6"});  // then a watch that holds
   InformerOptions options = FastOptions();
   options.reflector.backoff = {milliseconds(200), milliseconds(200), 2.0, 0.0};
   Informer informer(std::move(script), std::move(options));
@@ -164,6 +164,34 @@ TEST(ReflectorTest, RepeatedGoneAfterAFreshListBacksOff) {
   // The first 410 relists at once, the next two after 200 ms each.
   EXPECT_GE(steady_clock::now() - start, milliseconds(400));
   EXPECT_EQ(informer.counters().relists, 3u);
+}
+
+// A sleeping lister-watcher whose watches all end at once, empty.
+class InstantlyClosing : public ScriptedListerWatcher {
+ public:
+  WatchOutcome Watch(const WatchRequest& request,
+                     const WatchHandler&) override {
+    ++closed;
+    return WatchOutcome{WatchEnd::kClosed, request.resource_version, 0, {}};
+  }
+  std::atomic<int> closed{0};
+};
+
+TEST(ReflectorTest, WatchesEndingAtOnceAreBackedOff) {
+  auto script = std::make_unique<InstantlyClosing>();
+  InstantlyClosing& lw = *script;
+  lw.lists.emplace_back(ObjectList{{}, "5"});
+  InformerOptions options = FastOptions();
+  options.reflector.backoff = {milliseconds(100), milliseconds(100), 2.0, 0.0};
+  Informer informer(std::move(script), std::move(options));
+  informer.Start();
+  std::this_thread::sleep_for(milliseconds(450));
+  informer.Stop();
+  // One at once, then one per 100 ms backoff: about 5, not thousands.
+  EXPECT_GE(lw.closed, 3);
+  EXPECT_LE(lw.closed, 6);
+  EXPECT_EQ(informer.counters().failures, static_cast<uint64_t>(lw.closed));
+  EXPECT_EQ(informer.counters().relists, 0u);  // resumes, no relist
 }
 
 TEST(ReflectorTest, StopInterruptsABackoff) {

@@ -33,7 +33,7 @@ std::string Line(const char* type, const std::string& name, int rv) {
 
 // Serves `body` as a chunked watch stream, `piece` bytes per chunk with a
 // pause between them, so the client sees events cut at many places.
-void ServeStream(FakeApiServer& fake, std::string body, size_t piece,
+void ServeStream(FakeApiServer& fake, const std::string& body, size_t piece,
                  std::string* query = nullptr) {
   fake.server().Get(".*", [body, piece, query](const httplib::Request& req,
                                                httplib::Response& res) {

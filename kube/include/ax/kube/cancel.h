@@ -25,7 +25,8 @@ class CancelToken {
   // Cancels, shuts down the connection of every request running with this
   // token, and returns once none runs any more. A connection still being
   // set up cannot be interrupted; Cancel waits for it (at most the
-  // connect timeout) and shuts it down then.
+  // connect timeout) and shuts it down then. Not from a callback of a
+  // request running with this token: it would wait for itself.
   void Cancel();
   bool canceled() const { return canceled_.load(std::memory_order_acquire); }
 

@@ -36,7 +36,9 @@ struct ClientOptions {
 
 // Per call: a shorter or longer timeout than the client's, a cancel token.
 struct CallOptions {
-  std::chrono::milliseconds timeout{0};  // 0: ClientOptions::request_timeout
+  // Per read and write, and the cap on connecting. 0: the client's
+  // request_timeout (and connect_timeout).
+  std::chrono::milliseconds timeout{0};
   CancelToken* cancel = nullptr;
 };
 
@@ -67,8 +69,8 @@ class Transport;
 class Client {
  public:
   // Fails on unusable TLS material or server URL; never connects here.
-  static Result<std::unique_ptr<Client>> Create(const Config& config,
-                                                ClientOptions options = {});
+  static Result<std::unique_ptr<Client>> Create(
+      const Config& config, const ClientOptions& options = {});
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;

@@ -3,8 +3,11 @@
 // lease is free or expired; the leader renews every retryPeriod and stops
 // leading the moment a renewal misses renewDeadline (each call's timeout is
 // what is left of it) or someone else holds the lease; on Stop() it releases
-// the lease. Decisions are lease_decision.h's pure functions; this file does
-// the reads, writes, waits and callbacks, on its own thread.
+// the lease. A leader that lost the lease becomes a candidate again; a
+// program that cannot stop its leader work cleanly should exit in
+// on_stopped_leading, as client-go users do. Decisions are lease_decision.h's
+// pure functions; this file does the reads, writes, waits and callbacks, on
+// its own thread.
 #pragma once
 
 #include <atomic>

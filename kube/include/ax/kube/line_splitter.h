@@ -15,7 +15,7 @@ class LineSplitter {
  public:
   // A line longer than this is an error (a Kubernetes object is at most a
   // few MiB; anything far bigger is a broken stream, not an event).
-  static constexpr size_t kDefaultMaxLine = 16 * 1024 * 1024;
+  static constexpr size_t kDefaultMaxLine = size_t{16} << 20;
 
   explicit LineSplitter(size_t max_line = kDefaultMaxLine)
       : max_line_(max_line) {}

@@ -1,7 +1,8 @@
 // The list+watch loop behind an informer, as client-go's reflector: list,
 // watch from the list's resourceVersion with a random timeoutSeconds
 // (300-600 s), resume after the server ends a watch, relist on 410 Gone, back
-// off (backoff.h) after failures, until canceled. Where the objects go is the
+// off (backoff.h) after failures and after watches that end at once, until
+// canceled. Where the objects go is the
 // sink's business (informer.h); how to list and watch is a ListerWatcher's.
 #pragma once
 
@@ -65,7 +66,8 @@ struct ReflectorCounters {
   uint64_t relists = 0;  // lists after the first
   uint64_t watches = 0;
   uint64_t watch_restarts = 0;  // watches after the first
-  uint64_t failures = 0;        // failed lists and watches (not 410s)
+  // Failed lists and watches (not 410s), watches ended at once included.
+  uint64_t failures = 0;
 };
 
 // A watch timeout in [min_s, max_s] from a uniform [0, 1) draw.
