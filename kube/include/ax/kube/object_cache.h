@@ -1,0 +1,42 @@
+// An informer's copy of the objects it watches: namespace/name -> the latest
+// object JSON, replaced wholesale after a list and edited by watch events.
+// Thread-safe: one writer (the reflector's thread), any number of readers,
+// who get shared immutable objects rather than copies.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ax/kube/watch.h"
+
+namespace ax::kube {
+
+using ObjectPtr = std::shared_ptr<const nlohmann::json>;
+
+class ObjectCache {
+ public:
+  // "ns/name", or "name" for a cluster-scoped object.
+  static std::string Key(std::string_view ns, std::string_view name);
+
+  void Replace(std::vector<nlohmann::json> items);
+  // ADDED/MODIFIED store the object, DELETED removes it; other types and
+  // objects without a name are ignored.
+  void Apply(const WatchEvent& event);
+
+  // Every object, ordered by key.
+  std::vector<ObjectPtr> List() const;
+  // nullptr when absent.
+  ObjectPtr Get(std::string_view ns, std::string_view name) const;
+  size_t size() const;
+
+ private:
+  mutable std::shared_mutex mu_;
+  std::map<std::string, ObjectPtr, std::less<>> objects_;
+};
+
+}  // namespace ax::kube
