@@ -126,6 +126,23 @@ bool SetGeoFields(ServerConfig& c, const Values& values, std::string* error) {
   return true;
 }
 
+// NAMESPACE/NAME, both parts non-empty.
+bool SetConfigMap(ServerConfig& c, const Values& v, std::string* error) {
+  const std::string& text = v.back();
+  c.snapshot_configmap_namespace.clear();
+  c.snapshot_configmap_name.clear();
+  if (text.empty()) return true;
+  const size_t slash = text.find('/');
+  if (slash == 0 || slash == std::string::npos || slash + 1 == text.size() ||
+      text.find('/', slash + 1) != std::string::npos) {
+    *error = "\"" + text + "\" is not NAMESPACE/NAME";
+    return false;
+  }
+  c.snapshot_configmap_namespace = text.substr(0, slash);
+  c.snapshot_configmap_name = text.substr(slash + 1);
+  return true;
+}
+
 bool SetIdentity(ServerConfig& c, const Values& v, std::string*) {
   c.identity = v.back();
   if (c.identity.empty()) {
@@ -184,6 +201,14 @@ const std::vector<Flag>& Flags() {
        "serve the snapshot document at PATH (watched): a file (gzip when it "
        "ends in .gz) or a mounted route-table ConfigMap directory",
        Text(&ServerConfig::snapshot_file)},
+      {"snapshot-configmap", "NAMESPACE/NAME", "",
+       "serve the route-table ConfigMap NAMESPACE/NAME, watched through the "
+       "Kubernetes API",
+       SetConfigMap},
+      {"kubeconfig", "FILE", "",
+       "--snapshot-configmap: kubeconfig to reach the API (default: "
+       "$KUBECONFIG, in-cluster, ~/.kube/config)",
+       Text(&ServerConfig::kubeconfig)},
       {"listen", "ADDR:PORT", "0.0.0.0:53",
        "UDP+TCP address ADDR:PORT or [V6]:PORT", SetListen, true},
       {"http-listen", "ADDR:PORT", "0.0.0.0:8080",
@@ -394,9 +419,12 @@ ConfigResult ParseConfig(const std::vector<std::string>& args,
     }
   }
 
-  if (c.standalone_dir.empty() == c.snapshot_file.empty()) {
+  const int sources = !c.standalone_dir.empty() + !c.snapshot_file.empty() +
+                      !c.snapshot_configmap_name.empty();
+  if (sources != 1) {
     result.error =
-        "give exactly one of --standalone DIR or --snapshot PATH (see --help)";
+        "give exactly one of --standalone DIR, --snapshot PATH or "
+        "--snapshot-configmap NAMESPACE/NAME (see --help)";
     return result;
   }
   if (c.listen.empty()) {
@@ -417,7 +445,8 @@ ConfigResult ParseConfig(const std::vector<std::string>& args,
 
 std::string HelpText() {
   std::string text =
-      "usage: ax-dns (--standalone DIR | --snapshot PATH) [flags]\n\n"
+      "usage: ax-dns (--standalone DIR | --snapshot PATH |\n"
+      "               --snapshot-configmap NAMESPACE/NAME) [flags]\n\n"
       "Authoritative GSLB DNS server. Every flag is also read from the\n"
       "environment as AX_DNS_<FLAG> (lists comma-separated) and from the\n"
       "--config file; precedence: flag > env > file > default.\n"

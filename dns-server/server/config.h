@@ -24,6 +24,11 @@ struct ServerConfig {
   std::string config_file;
   std::string standalone_dir;  // --standalone: manifests -> snapshot in process
   std::string snapshot_file;   // --snapshot: a snapshot document
+  // --snapshot-configmap NAMESPACE/NAME: the route-table ConfigMap, watched
+  // through the Kubernetes API with --kubeconfig (else in-cluster).
+  std::string snapshot_configmap_namespace;
+  std::string snapshot_configmap_name;
+  std::string kubeconfig;
   std::vector<Endpoint> listen;     // UDP and TCP
   std::string http_listen;          // "" disables the HTTP endpoint
   std::string redirect_listen;      // "" disables the HTTP 302 redirector

@@ -1,11 +1,11 @@
 // /metrics: every ax_dns_* metric, from a prometheus-cpp Registry (counters the
 // HTTP side bumps, e.g. redirects) plus a Collectable that reads the data
 // plane at scrape time: per-worker query cells, answer counts by name, the
-// snapshot store, geo databases, UDP/TCP and decision-log statistics; with
-// standalone probing also the prober's families (probe/metrics: ax_probe_*,
-// ax_node_health_state). Names follow one convention (tested): ax_dns_ prefix
-// (ax_probe_/ax_node_ for those), snake case, counters end _total, durations
-// are _seconds.
+// snapshot store and its API source, geo databases, UDP/TCP and decision-log
+// statistics; with standalone probing also the prober's families
+// (probe/metrics: ax_probe_*, ax_node_health_state). Names follow one
+// convention (tested): ax_dns_ prefix (ax_probe_/ax_node_ for those), snake
+// case, counters end _total, durations are _seconds.
 #pragma once
 
 #include <prometheus/collectable.h>
@@ -21,6 +21,7 @@
 
 #include "geo/geo_store.h"
 #include "server/decision_log.h"
+#include "server/kube_source.h"
 #include "server/snapshot_store.h"
 #include "server/tcp_server.h"
 #include "server/telemetry.h"
@@ -36,6 +37,7 @@ struct MetricSources {
   const UdpServer* udp = nullptr;
   const TcpServer* tcp = nullptr;
   const DecisionLog* decision_log = nullptr;  // null: off
+  const KubeSource* kube_source = nullptr;    // null: not --snapshot-configmap
   // Standalone probing's ax_probe_* / ax_node_health_state families
   // (probe/metrics); null: not probing.
   const prometheus::Collectable* probe = nullptr;

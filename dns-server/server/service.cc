@@ -1,4 +1,4 @@
-// Wiring and lifecycle: start order is geo -> store source -> UDP -> TCP (on
+// Wiring and lifecycle: start order is geo -> snapshot source -> UDP -> TCP (on
 // the ports UDP resolved) -> decision log -> HTTP -> redirector ->
 // housekeeping; stop runs the reverse.
 #include "server/service.h"
@@ -23,32 +23,7 @@ bool Service::Start(std::string* error) {
   // Geo first: every snapshot state gets the geo tables attached before it is
   // served.
   if (!StartGeo(error)) return false;
-  std::string source_error;
-  if (!config_.standalone_dir.empty()) {
-    standalone_ = std::make_unique<StandaloneSource>(
-        config_.standalone_dir, &store_,
-        StandaloneOptions{.debounce = config_.reload_debounce,
-                          .rebuild_interval = config_.rebuild_interval,
-                          .probe = config_.probe,
-                          .probe_engine = {.tls = {.ca_file = config_.probe_ca,
-                                                   .insecure_skip_verify =
-                                                       config_.probe_insecure},
-                                           .seed = RandomSeed()},
-                          .token_dir = config_.probe_token_dir,
-                          .vantage = config_.identity});
-    if (!standalone_->Start(&source_error)) {
-      Log(LogLevel::kError, "standalone: nothing to serve yet",
-          {{"dir", config_.standalone_dir}, {"error", source_error}});
-    }
-  } else {
-    file_source_ = std::make_unique<FileSource>(
-        config_.snapshot_file, &store_,
-        FileSourceOptions{.debounce = config_.reload_debounce});
-    if (!file_source_->Start(&source_error)) {
-      Log(LogLevel::kError, "snapshot file: nothing to serve yet",
-          {{"file", config_.snapshot_file}, {"error", source_error}});
-    }
-  }
+  if (!StartSource(error)) return false;
   if (config_.rrl) {
     rrl_ = std::make_unique<RateLimiter>(
         RrlOptions{.enabled = true,
@@ -77,6 +52,7 @@ bool Service::Start(std::string* error) {
       .udp = udp_.get(),
       .tcp = tcp_.get(),
       .decision_log = decision_log_.get(),
+      .kube_source = kube_source_.get(),
       .probe = standalone_ ? standalone_->probe_metrics() : nullptr});
   http_ = std::make_unique<HttpServer>(HttpSources{
       .store = &store_, .geo = geo_.get(), .metrics = metrics_.get()});
@@ -96,6 +72,45 @@ bool Service::Start(std::string* error) {
     if (!redirector_->Start(error)) return false;
   }
   housekeeping_ = std::thread([this] { Housekeeping(); });
+  return true;
+}
+
+bool Service::StartSource(std::string* error) {
+  std::string source_error;
+  if (!config_.snapshot_configmap_name.empty()) {
+    kube_source_ = KubeSource::Create(
+        KubeSourceOptions{
+            .kubeconfig = config_.kubeconfig,
+            .namespace_name = config_.snapshot_configmap_namespace,
+            .name = config_.snapshot_configmap_name},
+        &store_, error);
+    if (!kube_source_) return false;
+    kube_source_->Start();
+  } else if (!config_.standalone_dir.empty()) {
+    standalone_ = std::make_unique<StandaloneSource>(
+        config_.standalone_dir, &store_,
+        StandaloneOptions{.debounce = config_.reload_debounce,
+                          .rebuild_interval = config_.rebuild_interval,
+                          .probe = config_.probe,
+                          .probe_engine = {.tls = {.ca_file = config_.probe_ca,
+                                                   .insecure_skip_verify =
+                                                       config_.probe_insecure},
+                                           .seed = RandomSeed()},
+                          .token_dir = config_.probe_token_dir,
+                          .vantage = config_.identity});
+    if (!standalone_->Start(&source_error)) {
+      Log(LogLevel::kError, "standalone: nothing to serve yet",
+          {{"dir", config_.standalone_dir}, {"error", source_error}});
+    }
+  } else {
+    file_source_ = std::make_unique<FileSource>(
+        config_.snapshot_file, &store_,
+        FileSourceOptions{.debounce = config_.reload_debounce});
+    if (!file_source_->Start(&source_error)) {
+      Log(LogLevel::kError, "snapshot file: nothing to serve yet",
+          {{"file", config_.snapshot_file}, {"error", source_error}});
+    }
+  }
   return true;
 }
 
@@ -215,6 +230,7 @@ void Service::Stop() {
   if (decision_log_) decision_log_->Stop();  // after the last decision
   if (standalone_) standalone_->Stop();
   if (file_source_) file_source_->Stop();
+  if (kube_source_) kube_source_->Stop();
 }
 
 }  // namespace ax::dns

@@ -1,6 +1,6 @@
-// ax-dns as one object: the snapshot store and its source (file or
-// standalone), the geo store, the rate limiter, the UDP/TCP/HTTP edges, the
-// operating surface (metrics, decision log, HTTP redirector) and a
+// ax-dns as one object: the snapshot store and its source (file, standalone
+// or the Kubernetes API), the geo store, the rate limiter, the UDP/TCP/HTTP
+// edges, the operating surface (metrics, decision log, HTTP redirector) and a
 // housekeeping thread (geo reloads, folding answer counts). main() builds it
 // from the config; tests run it in process on port 0.
 #pragma once
@@ -18,6 +18,7 @@
 #include "server/decision_log.h"
 #include "server/file_source.h"
 #include "server/http_server.h"
+#include "server/kube_source.h"
 #include "server/metrics.h"
 #include "server/redirector.h"
 #include "server/snapshot_store.h"
@@ -52,6 +53,9 @@ class Service {
 
  private:
   bool StartGeo(std::string* error);
+  // The one snapshot source the config names; false only for a source that
+  // can never work (an unusable kube config).
+  bool StartSource(std::string* error);
   void Housekeeping();
   // UDP then TCP on the ports UDP bound, retried when port 0 gave UDP a
   // number TCP cannot have.
@@ -69,6 +73,7 @@ class Service {
   std::unique_ptr<Telemetry> telemetry_;
   std::unique_ptr<Metrics> metrics_;
   std::unique_ptr<FileSource> file_source_;
+  std::unique_ptr<KubeSource> kube_source_;
   std::unique_ptr<StandaloneSource> standalone_;
   std::unique_ptr<UdpServer> udp_;
   std::unique_ptr<TcpServer> tcp_;

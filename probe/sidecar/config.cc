@@ -9,6 +9,7 @@
 #include <cctype>
 #include <functional>
 #include <optional>
+#include <utility>
 
 #include "responder/serving_state.h"
 #include "server/config_file.h"
@@ -89,6 +90,18 @@ const std::vector<Flag>& Flags() {
        "write the ProbeReport JSON to FILE (atomically replaced), - for "
        "stdout (one JSON per line); empty: no report",
        Text(&SidecarConfig::report)},
+      {"report-api", "", "false",
+       "also write the ProbeReport through the Kubernetes API (server-side "
+       "apply; owned by the pod given POD_NAME and POD_UID)",
+       Bool(&SidecarConfig::report_api), true},
+      {"kubeconfig", "FILE", "",
+       "--report-api: kubeconfig to reach the API (default: $KUBECONFIG, "
+       "in-cluster, ~/.kube/config)",
+       Text(&SidecarConfig::kubeconfig)},
+      {"namespace", "NS", "",
+       "--report-api: the report's namespace (default: the kubeconfig's or "
+       "the pod's)",
+       Text(&SidecarConfig::namespace_name)},
       {"heartbeat", "DURATION", "10s",
        "rewrite the report this often even without a health change",
        Duration(&SidecarConfig::heartbeat)},
@@ -214,6 +227,12 @@ SidecarConfigResult ParseSidecarConfig(
     if (!f.set(result.config, value, &error)) {
       result.error = "--" + std::string(f.name) + ": " + error;
       return result;
+    }
+  }
+  for (auto [key, field] : {std::pair{"POD_NAME", &SidecarConfig::pod_name},
+                            std::pair{"POD_UID", &SidecarConfig::pod_uid}}) {
+    if (const auto it = env.find(key); it != env.end()) {
+      result.config.*field = it->second;
     }
   }
   if (result.config.manifests_dir.empty()) {

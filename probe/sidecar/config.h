@@ -20,6 +20,16 @@ struct SidecarConfig {
   std::string vantage;        // report identity; the host name by default
   std::string report;         // "-" stdout (one JSON per line), "" none, FILE
   std::chrono::milliseconds heartbeat{10'000};
+  // --report-api: also apply the report through the Kubernetes API, with
+  // --kubeconfig (else $KUBECONFIG, in-cluster) into --namespace (else the
+  // config's / the pod's namespace).
+  bool report_api = false;
+  std::string kubeconfig;
+  std::string namespace_name;
+  // The pod owning the report (env POD_NAME, POD_UID from the downward API);
+  // either empty: no ownerReference.
+  std::string pod_name;
+  std::string pod_uid;
   std::string http_listen;  // /metrics, /healthz, /readyz; "" disables
   std::string probe_ca;     // PEM bundle for HTTPS checks; "": system
   bool probe_insecure = false;
@@ -35,7 +45,8 @@ struct SidecarConfigResult {
   SidecarConfig config;
 };
 
-// `args` excludes the program name; only AX_PROBE_* keys of `env` are read.
+// `args` excludes the program name; of `env`, AX_PROBE_* keys and the
+// downward API's POD_NAME and POD_UID are read.
 SidecarConfigResult ParseSidecarConfig(
     const std::vector<std::string>& args,
     const std::map<std::string, std::string>& env);

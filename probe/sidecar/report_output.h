@@ -1,7 +1,7 @@
 // Where the sidecar's reports go: "-" is stdout, one JSON document per line;
 // anything else is a file replaced atomically (a temp file in the same
-// directory, fsync, rename), so a reader never sees half a report. Until the
-// operator issue lands the Kubernetes API is not a destination.
+// directory, fsync, rename), so a reader never sees half a report. The
+// Kubernetes API is api_report.h's.
 #pragma once
 
 #include <string>

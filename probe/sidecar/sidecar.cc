@@ -1,7 +1,8 @@
-// Wiring and lifecycle of ProbeSidecar: start order engine -> manifests ->
-// watcher -> report writer -> HTTP; stop runs the reverse. The writer thread
-// sleeps until the next heartbeat or a poke (a verdict changed, the node set
-// changed), then builds the report and asks ReportSchedule whether it is due.
+// Wiring and lifecycle of ProbeSidecar: start order engine -> API writer ->
+// manifests -> watcher -> report writer -> HTTP; stop runs the reverse. The
+// writer thread sleeps until the next heartbeat or a poke (a verdict changed,
+// the node set changed), then builds the report and asks ReportSchedule
+// whether it is due; a due report goes to every destination.
 #include "sidecar/sidecar.h"
 
 #include <httplib.h>
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "ax/manifest_loader.h"
 #include "engine/clock.h"
@@ -25,6 +27,10 @@ using dns::Log;
 using dns::LogLevel;
 
 int64_t MonoMs() { return MonoUs() / 1000; }
+
+// Indexes of ProbeSidecar::writes_.
+constexpr int kOutput = 0, kApi = 1;
+constexpr int kOk = 0, kError = 1;
 
 }  // namespace
 
@@ -48,6 +54,18 @@ bool ProbeSidecar::Start(std::string* error) {
     *error = "probe engine: " + *error;
     return false;
   }
+  if (config_.report_api) {
+    api_ = ApiReportWriter::Create(
+        ApiReportOptions{.kubeconfig = config_.kubeconfig,
+                         .namespace_name = config_.namespace_name,
+                         .pod_name = config_.pod_name,
+                         .pod_uid = config_.pod_uid},
+        error);
+    if (!api_) return false;
+    Log(LogLevel::kInfo, "reports go through the Kubernetes API",
+        {{"namespace", api_->namespace_name()},
+         {"owner_pod", config_.pod_name}});
+  }
   Reload();
   watcher_ = std::make_unique<dns::DirWatcher>(
       config_.manifests_dir, dns::WatchOptions{config_.reload_debounce, {}},
@@ -55,7 +73,9 @@ bool ProbeSidecar::Start(std::string* error) {
         if (event == dns::WatchEvent::kChanged) Reload();
       });
   // Without an output the loop would have nothing to wait for.
-  if (output_.enabled()) reporter_ = std::thread([this] { ReportLoop(); });
+  if (output_.enabled() || api_) {
+    reporter_ = std::thread([this] { ReportLoop(); });
+  }
   if (!config_.http_listen.empty()) {
     dns::Endpoint at;
     if (!dns::ParseEndpoint(config_.http_listen, &at, error)) return false;
@@ -172,14 +192,50 @@ void ProbeSidecar::ReportLoop() {
     HealthKey key = HealthKeyOf(report);
     const int64_t now = MonoMs();
     if (schedule.Due(key, now)) {
-      std::string error;
-      if (!output_.Write(SerializeProbeReport(report), &error)) {
-        Log(LogLevel::kError, "report write failed", {{"error", error}});
-      }
+      Deliver(report);
       schedule.Written(std::move(key), now);
     }
     lock.lock();
   }
+}
+
+void ProbeSidecar::Deliver(const ProbeReport& report) {
+  std::string error;
+  if (output_.enabled()) {
+    const bool ok = output_.Write(SerializeProbeReport(report), &error);
+    ++writes_[kOutput][ok ? kOk : kError];
+    if (!ok) Log(LogLevel::kError, "report write failed", {{"error", error}});
+  }
+  // After the local output: a slow or refusing apiserver delays only this.
+  if (api_) {
+    const bool ok = api_->Write(report, &error);
+    ++writes_[kApi][ok ? kOk : kError];
+    if (!ok) {
+      Log(LogLevel::kError,
+          "report API write failed; next change or heartbeat retries",
+          {{"error", error}});
+    }
+  }
+}
+
+prometheus::MetricFamily ProbeSidecar::WritesFamily() const {
+  prometheus::MetricFamily family{
+      "ax_probe_report_writes_total",
+      "ProbeReport writes by destination (output: --report, api: "
+      "--report-api) and result",
+      prometheus::MetricType::Counter,
+      {}};
+  for (const auto& [destination, d] :
+       {std::pair{"output", kOutput}, std::pair{"api", kApi}}) {
+    for (const auto& [result, r] :
+         {std::pair{"ok", kOk}, std::pair{"error", kError}}) {
+      prometheus::ClientMetric m;
+      m.label = {{"destination", destination}, {"result", result}};
+      m.counter.value = static_cast<double>(writes_[d][r].load());
+      family.metric.push_back(std::move(m));
+    }
+  }
+  return family;
 }
 
 void ProbeSidecar::Route() {
@@ -201,7 +257,8 @@ void ProbeSidecar::Route() {
              });
   server.Get(
       "/metrics", [this](const httplib::Request& req, httplib::Response& res) {
-        const auto families = metrics_.Collect();
+        auto families = metrics_.Collect();
+        families.push_back(WritesFamily());
         if (dns::PrefersOpenMetrics(req.get_header_value("Accept"))) {
           res.set_content(dns::SerializeOpenMetrics(families),
                           dns::kOpenMetricsContentType);

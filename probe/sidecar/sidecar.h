@@ -1,12 +1,16 @@
 // ax-probe as one object: the probe engine over the Nodes of a watched
 // manifest directory, the report writer thread (on a health change at once,
-// else every heartbeat), the metrics and the HTTP endpoint (/metrics,
-// /healthz, /readyz). main() builds it from the config; tests may run it in
-// process. Deciding health across vantages is not here (core quorum.h).
+// else every heartbeat; to stdout or a file and/or through the Kubernetes
+// API), the metrics and the HTTP endpoint (/metrics, /healthz, /readyz).
+// main() builds it from the config; tests may run it in process. Deciding
+// health across vantages is not here (core quorum.h).
 #pragma once
+
+#include <prometheus/metric_family.h>
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -18,6 +22,7 @@
 #include "server/dir_watcher.h"
 #include "server/http_listener.h"
 #include "server/net.h"
+#include "sidecar/api_report.h"
 #include "sidecar/config.h"
 #include "sidecar/report_output.h"
 
@@ -42,9 +47,11 @@ class ProbeSidecar {
   const dns::Endpoint& http_address() const { return http_.bound(); }
 
  private:
-  void Reload();                      // watcher thread (and Start)
-  void OnProbe(const ProbeEvent& e);  // engine thread
-  void ReportLoop();                  // reporter thread
+  void Reload();                            // watcher thread (and Start)
+  void OnProbe(const ProbeEvent& e);        // engine thread
+  void ReportLoop();                        // reporter thread
+  void Deliver(const ProbeReport& report);  // reporter thread
+  prometheus::MetricFamily WritesFamily() const;
   void Poke();
   void Route();
 
@@ -52,6 +59,9 @@ class ProbeSidecar {
   const uint64_t seed_;
   ProbeMetrics metrics_;
   const ReportOutput output_;
+  std::unique_ptr<ApiReportWriter> api_;  // null: no --report-api
+  // Report writes by destination (output, api) and result (ok, error).
+  std::atomic<uint64_t> writes_[2][2]{};
   std::unique_ptr<ProbeEngine> engine_;
   std::unique_ptr<dns::DirWatcher> watcher_;
   dns::HttpListener http_;

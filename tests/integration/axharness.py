@@ -148,9 +148,10 @@ def copy_manifests(dest: Path, *sources: Path) -> Path:
 
 @dataclass
 class AxDns:
-    """One ax-dns --standalone process on loopback ports picked by the kernel."""
+    """One ax-dns process on loopback ports picked by the kernel: --standalone
+    manifest_dir, or the snapshot source that source_args name instead."""
 
-    manifest_dir: Path
+    manifest_dir: Path | None
     workdir: Path
     identity: str = "ax-it-pod"
     listen_v6: bool = True
@@ -159,6 +160,9 @@ class AxDns:
     # caller runs the nodes' health endpoints (test_quickstart_failover.py).
     probe: bool = False
     extra_args: list[str] = field(default_factory=list)
+    # e.g. ["--snapshot-configmap", "NS/NAME", "--kubeconfig", FILE]; empty:
+    # --standalone manifest_dir.
+    source_args: list[str] = field(default_factory=list)
     proc: subprocess.Popen | None = None
     port: int = 0  # UDP and TCP on 127.0.0.1
     port6: int = 0  # UDP and TCP on ::1 (0: not listening)
@@ -169,7 +173,7 @@ class AxDns:
         geo = geo_files()
         cmd = [
             str(ax_dns_binary()),
-            "--standalone", str(self.manifest_dir),
+            *(self.source_args or ["--standalone", str(self.manifest_dir)]),
             "--listen", "127.0.0.1:0",
             "--http-listen", "127.0.0.1:0",
             "--geo-db", str(geo["v4"]),
@@ -256,6 +260,16 @@ class AxDns:
                 last = str(e)
             time.sleep(0.05)
         raise HarnessError(f"ax-dns not ready: {last}\n{self.log_path.read_text()}")
+
+    def metric(self, name: str) -> float | None:
+        """The value of one unlabelled series on /metrics (None when absent)."""
+        status, body = self.http_get("/metrics")
+        assert status == 200, body
+        for line in body.decode().splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[0] == name:
+                return float(parts[1])
+        return None
 
     def http_get(self, path: str) -> tuple[int, bytes]:
         try:

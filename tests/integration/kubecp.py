@@ -9,6 +9,9 @@ cert in group system:masters, embedded in `kubeconfig`. Not running: controller
 manager (no garbage collection, no default service accounts: the ServiceAccount
 admission plugin is off), scheduler, kubelet (pods never run).
 
+stop_apiserver() and start_apiserver() take the API away and bring it back (same
+port, same etcd data): an outage as clients see it.
+
 Ports are found free by binding and releasing them; a process that loses that race
 exits, and start() retries on other ports. Certs come from the openssl CLI. Both
 processes are stopped by PID in stop(), also when start() fails, and get SIGKILL if
@@ -161,11 +164,15 @@ class KubeControlPlane:
         self._wait("etcd", self.etcd, self.etcd_log, deadline,
                    lambda: self._http_ok(f"{etcd_url}/health", None))
 
+        self._etcd_url = etcd_url
         self.port = free_port()
+        self._start_apiserver(deadline)
+
+    def _start_apiserver(self, deadline: float) -> None:
         pki = self.pki
         self.apiserver = self._spawn([
             str(self.apiserver_bin),
-            f"--etcd-servers={etcd_url}",
+            f"--etcd-servers={self._etcd_url}",
             "--bind-address=127.0.0.1",
             "--advertise-address=127.0.0.1",
             f"--secure-port={self.port}",
@@ -185,6 +192,19 @@ class KubeControlPlane:
                    lambda: self._http_ok(f"{self.server}/readyz", self._context()))
         self._wait("kube-apiserver", self.apiserver, self.apiserver_log, deadline,
                    lambda: self.get("/api/v1/namespaces/default")[0] == 200)
+
+    def stop_apiserver(self) -> None:
+        """Stops kube-apiserver only (by PID); etcd and its data stay, so
+        start_apiserver() brings back the same cluster on the same port: an API
+        outage as clients see it."""
+        stop_process(self.apiserver, timeout=30)
+        self.apiserver = None
+
+    def start_apiserver(self, timeout: float = 120.0) -> None:
+        """Starts kube-apiserver again after stop_apiserver(), on the same port,
+        and waits until it is ready; its log is a new file (apiserver_log)."""
+        self.apiserver_log = self.workdir / f"kube-apiserver.{time.monotonic_ns()}.log"
+        self._start_apiserver(time.monotonic() + timeout)
 
     def _wait(self, name: str, proc: subprocess.Popen, log: Path, deadline: float,
               ready: Callable[[], bool]) -> None:
@@ -274,6 +294,37 @@ class KubeControlPlane:
             return e.code, None
         except (urllib.error.URLError, OSError):
             return 0, None
+
+    def apply(self, path: str, body: dict, field_manager: str = "ax-test") -> Any:
+        """Server-side apply of body at path (an object's URL path) as the admin,
+        forced, in one HTTPS request: no kubectl start-up in timed loops. Returns
+        the object; raises HarnessError on an HTTP error."""
+        req = urllib.request.Request(
+            f"{self.server}{path}?fieldManager={field_manager}&force=true",
+            data=json.dumps(body).encode(), method="PATCH",
+            headers={"Content-Type": "application/apply-patch+yaml"})
+        try:
+            with urllib.request.urlopen(req, timeout=10, context=self._context()) as r:
+                return json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            raise HarnessError(f"apply {path}: {e.code} {e.read()[:2000]!r}") from e
+
+    def token_kubeconfig(self, path: Path, token: str, namespace: str = "default") -> Path:
+        """A kubeconfig at path that authenticates with token (e.g. from token()):
+        what a workload with that service account gets, minus the pod."""
+        config = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "ax-test", "cluster": {
+                "server": self.server, "certificate-authority": str(self.ca_file)}}],
+            "users": [{"name": "sa", "user": {"token": token}}],
+            "contexts": [{"name": "sa", "context": {
+                "cluster": "ax-test", "user": "sa", "namespace": namespace}}],
+            "current-context": "sa",
+        }
+        path.write_text(json.dumps(config, indent=2) + "\n")
+        path.chmod(0o600)
+        return path
 
     def kubectl(self, *args: str, input: str | None = None, check: bool = True,
                 token: str | None = None,

@@ -6,6 +6,7 @@ Each process is stopped by its PID."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import threading
 import time
@@ -99,7 +100,7 @@ class AxProbe:
     """One ax-probe process; its stdout reports are collected as (time, document)."""
 
     def __init__(self, manifests: Path, workdir: Path, extra: list[str] | None = None,
-                 vantage: str = "it-probe-a"):
+                 vantage: str = "it-probe-a", env: dict[str, str] | None = None):
         self.log_path = workdir / "ax-probe.log"
         self.reports: list[tuple[float, dict]] = []
         self.lock = threading.Lock()
@@ -108,7 +109,8 @@ class AxProbe:
                "--http-listen", "127.0.0.1:0", "--reload-debounce", "50ms"] + (extra or [])
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log,
-                                         stdin=subprocess.DEVNULL)
+                                         stdin=subprocess.DEVNULL,
+                                         env={**os.environ, **(env or {})})
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
         self.http = self._wait_http()

@@ -211,6 +211,11 @@ TEST(ConfigTest, BadInputIsAClearError) {
       {{"stray"}, "unexpected argument"},
       {{}, "exactly one of --standalone"},
       {{"--standalone", "d", "--snapshot", "f"}, "exactly one of"},
+      {{"--snapshot", "f", "--snapshot-configmap", "ax-system/rt"},
+       "exactly one of"},
+      {{"--snapshot-configmap", "rt"}, "\"rt\" is not NAMESPACE/NAME"},
+      {{"--snapshot-configmap", "a/b/c"}, "is not NAMESPACE/NAME"},
+      {{"--snapshot-configmap", "/rt"}, "is not NAMESPACE/NAME"},
       {{"--standalone", "d", "--config", "/nonexistent/ax.yaml"},
        "config file"},
       {{"--standalone", "d", "--zone", "example.test=ns1.example.test@nope"},
@@ -227,6 +232,16 @@ TEST(ConfigTest, BadInputIsAClearError) {
     EXPECT_NE(r.error.find(c.error), std::string::npos)
         << "got: " << r.error << "\nwant: " << c.error;
   }
+}
+
+TEST(ConfigTest, SnapshotConfigMapSplitsNamespaceAndName) {
+  const ConfigResult r =
+      Parse({"--snapshot-configmap", "ax-system/ax-route-table", "--kubeconfig",
+             "/etc/ax/kubeconfig"});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.config.snapshot_configmap_namespace, "ax-system");
+  EXPECT_EQ(r.config.snapshot_configmap_name, "ax-route-table");
+  EXPECT_EQ(r.config.kubeconfig, "/etc/ax/kubeconfig");
 }
 
 TEST(ConfigTest, BadZoneNameServerInConfigFile) {

@@ -77,6 +77,19 @@ TEST(SidecarConfigTest, Refusals) {
   EXPECT_FALSE(Parse({"--manifests", "/m", "--log-level", "loud"}).ok);
 }
 
+TEST(SidecarConfigTest, ReportApiAndThePodFromTheDownwardApi) {
+  const auto r = Parse({"--manifests", "/m", "--report-api", "--kubeconfig",
+                        "/k", "--namespace", "ax-system"},
+                       {{"POD_NAME", "ax-dns-0"}, {"POD_UID", "1234-abcd"}});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.config.report_api);
+  EXPECT_EQ(r.config.kubeconfig, "/k");
+  EXPECT_EQ(r.config.namespace_name, "ax-system");
+  EXPECT_EQ(r.config.pod_name, "ax-dns-0");
+  EXPECT_EQ(r.config.pod_uid, "1234-abcd");
+  EXPECT_FALSE(Parse({"--manifests", "/m"}).config.report_api);
+}
+
 TEST(SidecarConfigTest, HelpListsEveryFlag) {
   const auto r = Parse({"--help"});
   EXPECT_TRUE(r.ok);
@@ -86,6 +99,7 @@ TEST(SidecarConfigTest, HelpListsEveryFlag) {
        {"--manifests DIR", "--vantage NAME", "--report FILE",
         "--heartbeat DURATION", "--http-listen ADDR:PORT", "--probe-ca FILE",
         "--probe-insecure", "--probe-token-dir DIR", "--log-level LEVEL",
+        "--report-api", "--kubeconfig FILE", "--namespace NS",
         "AX_PROBE_<FLAG>"}) {
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
   }

@@ -1,0 +1,171 @@
+// KubeSource: informer events -> codec -> store. The store decides whether a
+// snapshot is good and whether its version goes up; this file only decides
+// what to decode and says what the API connection is doing.
+#include "server/kube_source.h"
+
+#include "ax/kube/config.h"
+#include "ax/kube/resource.h"
+#include "ax/route_table_configmap.h"
+#include "server/log.h"
+
+namespace ax::dns {
+namespace {
+
+using nlohmann::json;
+
+// What decoding reads: both payload keys and our two annotations. Other
+// metadata (resourceVersion, managedFields, labels) changes without changing
+// the document.
+json DecodeInputs(const json& config_map) {
+  json inputs = json::object();
+  for (const char* field : {"data", "binaryData"}) {
+    if (const auto it = config_map.find(field); it != config_map.end()) {
+      inputs[field] = *it;
+    }
+  }
+  const auto meta = config_map.find("metadata");
+  if (meta == config_map.end()) return inputs;
+  const auto annotations = meta->find("annotations");
+  if (annotations == meta->end()) return inputs;
+  for (const char* key : {kSnapshotVersionAnnotation, kContentHashAnnotation}) {
+    if (const auto it = annotations->find(key); it != annotations->end()) {
+      inputs[key] = *it;
+    }
+  }
+  return inputs;
+}
+
+// The object with its kind: the items of a list response carry none (only
+// watch events do), and the codec checks it.
+json Typed(const json& config_map) {
+  json typed = config_map;
+  if (!typed.is_object()) return typed;  // the codec says what is wrong
+  typed["apiVersion"] = "v1";
+  typed["kind"] = "ConfigMap";
+  return typed;
+}
+
+}  // namespace
+
+std::unique_ptr<KubeSource> KubeSource::Create(const KubeSourceOptions& options,
+                                               SnapshotStore* store,
+                                               std::string* error) {
+  kube::Result<kube::Config> config = kube::LoadConfig(options.kubeconfig);
+  if (!config) {
+    *error = "kube config: " + config.error().ToString();
+    return nullptr;
+  }
+  kube::ClientOptions client_options;
+  client_options.user_agent = "ax-dns";
+  kube::Result<std::unique_ptr<kube::Client>> client =
+      kube::Client::Create(*config, client_options);
+  if (!client) {
+    *error =
+        "kube client (" + config->source + "): " + client.error().ToString();
+    return nullptr;
+  }
+  kube::ListWatchOptions selection;
+  selection.field_selector = "metadata.name=" + options.name;
+  auto source = std::make_unique<KubeSource>(
+      kube::NewListerWatcher(
+          **client, kube::ConfigMaps().In(options.namespace_name), selection),
+      options, store);
+  Log(LogLevel::kInfo, "snapshot source: Kubernetes API",
+      {{"configmap", source->source_}, {"config", config->source}});
+  source->client_ = std::move(*client);
+  return source;
+}
+
+KubeSource::KubeSource(std::unique_ptr<kube::ListerWatcher> lister_watcher,
+                       const KubeSourceOptions& options, SnapshotStore* store,
+                       kube::ReflectorOptions reflector)
+    : ns_(options.namespace_name),
+      name_(options.name),
+      source_("configmap:" + ns_ + "/" + name_),
+      store_(store) {
+  auto link = std::make_unique<TrackedListerWatcher>(
+      std::move(lister_watcher),
+      TrackedListerWatcher::Callbacks{
+          .lost =
+              [this](const kube::Error& e) {
+                Log(LogLevel::kWarn,
+                    "snapshot source cannot reach the Kubernetes API; serving "
+                    "the last snapshot and retrying",
+                    {{"configmap", source_}, {"error", e.ToString()}});
+              },
+          .restored =
+              [this] {
+                Log(LogLevel::kInfo,
+                    "snapshot source reaches the Kubernetes API",
+                    {{"configmap", source_}});
+              }});
+  link_ = link.get();
+  reflector.on_error = [this](const kube::Error& e) {
+    // Losses are the link's to log, once; a 410 is routine: relist.
+    if (e.IsGone()) {
+      Log(LogLevel::kInfo, "snapshot source watch expired, listing again",
+          {{"configmap", source_}, {"error", e.ToString()}});
+    } else {
+      Log(LogLevel::kDebug, "snapshot source list or watch failed",
+          {{"configmap", source_}, {"error", e.ToString()}});
+    }
+  };
+  informer_ = std::make_unique<kube::Informer>(
+      std::move(link),
+      kube::InformerOptions{.on_change = [this] { OnChange(); },
+                            .reflector = std::move(reflector)});
+}
+
+KubeSource::~KubeSource() { Stop(); }
+
+void KubeSource::Start() { informer_->Start(); }
+
+void KubeSource::Stop() { informer_->Stop(); }
+
+KubeSourceStatus KubeSource::status() const {
+  const kube::ReflectorCounters c = informer_->counters();
+  return {.connected = link_->connected(),
+          .relists = c.relists,
+          .watch_restarts = c.watch_restarts,
+          .failures = c.failures};
+}
+
+void KubeSource::Missing() {
+  if (missing_) return;
+  missing_ = true;
+  last_inputs_.reset();  // the same content re-created is news
+  const std::string message = source_ + ": the ConfigMap does not exist";
+  Log(LogLevel::kWarn,
+      "route-table ConfigMap missing; serving the last snapshot",
+      {{"configmap", source_}});
+  // Before any snapshot, readiness should say what it waits for.
+  if (!store_->Current()) store_->RecordError(message);
+}
+
+void KubeSource::OnChange() {
+  const kube::ObjectPtr config_map = informer_->Get(ns_, name_);
+  if (!config_map) {
+    Missing();
+    return;
+  }
+  missing_ = false;
+  json inputs = DecodeInputs(*config_map);
+  if (last_inputs_ && *last_inputs_ == inputs) return;
+  // Remember rejected inputs too: the same broken object is reported once,
+  // not again on every relist.
+  last_inputs_ = std::move(inputs);
+
+  ParseRouteTableResult parsed = ParseRouteTableConfigMap(Typed(*config_map));
+  if (parsed.error) {
+    const std::string message = source_ + ": " + parsed.error->ToString();
+    Log(LogLevel::kError,
+        "route-table ConfigMap unusable, keeping the last good snapshot",
+        {{"configmap", source_}, {"error", message}});
+    store_->RecordError(message);
+    return;
+  }
+  store_->Load(std::make_shared<const Snapshot>(std::move(*parsed.snapshot)),
+               source_);
+}
+
+}  // namespace ax::dns

@@ -1,0 +1,77 @@
+// `--snapshot-configmap NAMESPACE/NAME`: the route-table ConfigMap read
+// through the Kubernetes API. An informer watches exactly that object
+// (fieldSelector metadata.name=NAME); each change is decoded with the
+// operator's codec and loaded into the SnapshotStore, as FileSource does for
+// a file: unchanged inputs are not reloaded, a corrupt ConfigMap is refused
+// with the codec's error and the last good snapshot keeps serving. While the
+// API is unreachable the informer retries with backoff; status() says so.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "ax/kube/client.h"
+#include "ax/kube/informer.h"
+#include "server/snapshot_store.h"
+#include "server/tracked_lister_watcher.h"
+
+namespace ax::dns {
+
+struct KubeSourceOptions {
+  // "": kube::LoadConfig's lookup ($KUBECONFIG, in-cluster, ~/.kube/config).
+  std::string kubeconfig;
+  std::string namespace_name;
+  std::string name;
+};
+
+struct KubeSourceStatus {
+  bool connected = false;  // the last list or watch reached the apiserver
+  uint64_t relists = 0;    // lists after the first (a watch expired: 410)
+  uint64_t watch_restarts = 0;
+  uint64_t failures = 0;  // failed lists and watches
+};
+
+class KubeSource {
+ public:
+  // Reads the kube config and makes the client; null with `error` when the
+  // config is unusable. Contacts no apiserver yet.
+  static std::unique_ptr<KubeSource> Create(const KubeSourceOptions& options,
+                                            SnapshotStore* store,
+                                            std::string* error);
+  // Watches through `lister_watcher`, which selects the ConfigMap (tests
+  // pass a fake).
+  KubeSource(std::unique_ptr<kube::ListerWatcher> lister_watcher,
+             const KubeSourceOptions& options, SnapshotStore* store,
+             kube::ReflectorOptions reflector = {});
+  ~KubeSource();  // Stop()
+  KubeSource(const KubeSource&) = delete;
+  KubeSource& operator=(const KubeSource&) = delete;
+
+  // Starts the informer's thread; the first load follows its first list.
+  void Start();
+  void Stop();
+
+  KubeSourceStatus status() const;
+
+ private:
+  void OnChange();  // informer thread
+  void Missing();   // informer thread
+
+  const std::string ns_;
+  const std::string name_;
+  const std::string source_;  // "configmap:NS/NAME", for logs and the store
+  SnapshotStore* const store_;
+  std::unique_ptr<kube::Client> client_;  // outlives informer_ (Create)
+  TrackedListerWatcher* link_ = nullptr;  // owned by informer_
+  std::unique_ptr<kube::Informer> informer_;
+
+  // Informer thread only. What the last decode read (payloads and our
+  // annotations), good or bad: a relist of the same object is no news.
+  std::optional<nlohmann::json> last_inputs_;
+  bool missing_ = false;
+};
+
+}  // namespace ax::dns
