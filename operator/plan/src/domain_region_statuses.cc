@@ -95,10 +95,27 @@ void PlanDomainStatuses(const StatusInputs& in, StatusOutput& out) {
   });
 }
 
+SnapshotNodeIndex IndexNodes(const Snapshot& snapshot) {
+  SnapshotNodeIndex nodes;
+  for (const SnapshotNode& n : snapshot.nodes) nodes[n.name] = &n;
+  return nodes;
+}
+
+size_t HealthyNodeCount(const Region& region, const SnapshotNodeIndex& nodes) {
+  size_t healthy = 0;
+  for (const std::string& name : region.nodes) {
+    auto it = nodes.find(name);
+    if (it != nodes.end() && it->second->health == Health::kUp &&
+        it->second->admin_state == AdminState::kActive) {
+      ++healthy;
+    }
+  }
+  return healthy;
+}
+
 void PlanRegionStatuses(const StatusInputs& in, StatusOutput& out) {
   if (!in.built) return;
-  std::unordered_map<std::string_view, const SnapshotNode*> nodes;
-  for (const SnapshotNode& n : in.built->nodes) nodes[n.name] = &n;
+  const SnapshotNodeIndex nodes = IndexNodes(*in.built);
   std::unordered_map<std::string_view, const Region*> regions;
   for (const Region& r : in.gathered.world.regions) regions[r.meta.name] = &r;
   const bool answer_unknown = in.observed.options.answer_unknown;
@@ -121,14 +138,7 @@ void PlanRegionStatuses(const StatusInputs& in, StatusOutput& out) {
     auto spec = regions.find(RefOf(object).name);
     if (spec == regions.end()) return;
     const Region& r = *spec->second;
-    int healthy = 0;
-    for (const std::string& name : r.nodes) {
-      auto it = nodes.find(name);
-      if (it != nodes.end() && it->second->health == Health::kUp &&
-          it->second->admin_state == AdminState::kActive) {
-        ++healthy;
-      }
-    }
+    const size_t healthy = HealthyNodeCount(r, nodes);
     Condition ready = Ready(
         ConditionStatus::kFalse, "NoNodeCanAnswer",
         "neither its nodes nor its fallback regions' can answer: its clients "

@@ -10,6 +10,7 @@
 #include "ax/build_snapshot.h"
 #include "ax/controller/canary_progress.h"
 #include "ax/controller/gather.h"
+#include "ax/controller/latency_hold.h"
 #include "ax/controller/node_health.h"
 #include "ax/controller/statuses.h"
 
@@ -132,6 +133,19 @@ PlanSummary Summarise(const RouteTableDecision& d, const Snapshot* built,
   }
   s.stale_vantages = health.quorum.stale_vantages.size();
   s.cut_off_vantages = health.quorum.cut_off_vantages.size();
+  for (const ReportView& r : health.reports) {
+    if (r.use == ReportUse::kCounted || r.use == ReportUse::kDiscounted) {
+      s.vantage_cut_off[r.vantage] = r.use == ReportUse::kDiscounted;
+    }
+  }
+  if (built) {
+    const SnapshotNodeIndex nodes = IndexNodes(*built);
+    for (const Region& region : gathered.world.regions) {
+      if (region.nodes.empty()) continue;
+      s.region_healthy_nodes[region.meta.name] =
+          HealthyNodeCount(region, nodes);
+    }
+  }
   return s;
 }
 
@@ -151,7 +165,9 @@ Plan ComputePlan(const ObservedState& observed) {
   std::string build_error;
   try {
     built = BuildSnapshot(
-        gathered.world, status,
+        gathered.world,
+        HoldLatencies(status, previous.snapshot ? &*previous.snapshot : nullptr,
+                      options.measurement_tolerance),
         previous.snapshot ? &*previous.snapshot : nullptr,
         BuildOptions{.now_ms = observed.now_ms,
                      .version = previous.highest_version + 1,

@@ -37,6 +37,12 @@ struct PlanSummary {
   size_t invalid_objects = 0;  // left out (Domain..Canary) + bad ProbeReports
   size_t stale_vantages = 0;
   size_t cut_off_vantages = 0;
+  // Regions that list nodes -> how many are Up and Active (as the Region's
+  // status.healthyNodes); fallback-only Regions are left out.
+  std::map<std::string, size_t> region_healthy_nodes;
+  // Vantages with a fresh ProbeReport -> whether the quorum discounts them as
+  // cut off.
+  std::map<std::string, bool> vantage_cut_off;
 };
 
 struct Plan {

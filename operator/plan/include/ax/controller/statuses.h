@@ -4,8 +4,11 @@
 // earlier steps' results; nothing here decides health or what is published.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ax/controller/actions.h"
@@ -33,6 +36,14 @@ struct StatusOutput {
   std::vector<StatusUpdate> updates;
   std::vector<Event> events;
 };
+
+// A snapshot's nodes by name.
+using SnapshotNodeIndex =
+    std::unordered_map<std::string_view, const SnapshotNode*>;
+SnapshotNodeIndex IndexNodes(const Snapshot& snapshot);
+// The Region's nodes that are Up and Active (status.healthyNodes, and the
+// ax_operator_region_healthy_nodes metric).
+size_t HealthyNodeCount(const Region& region, const SnapshotNodeIndex& nodes);
 
 // health, healthChangedAt, latencyMs, load, loadPercent, vantages; Ready.
 // Events NodeDown / NodeUp.

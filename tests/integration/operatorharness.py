@@ -1,0 +1,168 @@
+"""ax-operator processes and the route-table ConfigMap, for the tests that run the
+operator against the real control plane (kubecp.py): a kubeconfig holding a real
+service-account token (the RBAC of deploy/rbac applies, not the admin's), the operator
+started with it and stopped by PID, its /metrics parsed, the ConfigMap decoded (text or
+gzip) and API writes timed from Python."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import os
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any, Callable
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from axharness import REPO, HarnessError, built_binary, free_port, stop_process
+
+NS = "ax-system"
+RBAC_DIR = REPO / "deploy" / "rbac"
+
+
+def operator_binary() -> Path:
+    return built_binary("AX_OPERATOR_BIN", "operator/ax-operator")
+
+
+def wait_for(what: str, check: Callable[[], Any], timeout: float,
+             interval: float = 0.05) -> Any:
+    """check()'s first truthy value, polled until timeout (then HarnessError)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise HarnessError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(interval)
+
+
+def token_kubeconfig(kube, service_account: str, path: Path) -> Path:
+    """A kubeconfig for SA's TokenRequest token in NS: no client cert, RBAC decides."""
+    token = kube.token(service_account, NS, "2h")
+    config = {
+        "apiVersion": "v1", "kind": "Config",
+        "clusters": [{"name": "test", "cluster": {
+            "server": kube.server,
+            "certificate-authority-data": base64.b64encode(kube.ca_file.read_bytes()).decode()}}],
+        "users": [{"name": service_account, "user": {"token": token}}],
+        "contexts": [{"name": "test", "context": {
+            "cluster": "test", "user": service_account, "namespace": NS}}],
+        "current-context": "test",
+    }
+    path.write_text(json.dumps(config))
+    path.chmod(0o600)
+    return path
+
+
+class AxOperator:
+    """One ax-operator replica on loopback; stop() is SIGTERM by PID, kill() SIGKILL."""
+
+    def __init__(self, kubeconfig: Path, workdir: Path, identity: str, *extra: str):
+        self.identity = identity
+        self.log_path = workdir / f"ax-operator-{identity}.log"
+        self.port = free_port()
+        self.cmd = [str(operator_binary()), f"--kubeconfig={kubeconfig}",
+                    f"--namespace={NS}", f"--identity={identity}",
+                    f"--http-listen=127.0.0.1:{self.port}", "--log-level=debug", *extra]
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 30.0) -> "AxOperator":
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(self.cmd, stdout=log, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL)
+        wait_for(f"{self.identity} /readyz", lambda: self._ready(), timeout, 0.1)
+        return self
+
+    def _ready(self) -> bool:
+        if self.proc.poll() is not None:
+            raise HarnessError(f"ax-operator exited with {self.proc.returncode}:\n"
+                               f"{self.log_path.read_text()[-4000:]}")
+        return self.http_get("/readyz")[0] == 200
+
+    def http_get(self, path: str, accept: str | None = None) -> tuple[int, str]:
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}")
+        if accept:
+            req.add_header("Accept", accept)
+        try:
+            with urllib.request.urlopen(req, timeout=5) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+        except (urllib.error.URLError, OSError):
+            return 0, ""
+
+    def metrics(self) -> dict[tuple[str, tuple], float]:
+        """{(sample name, sorted label pairs): value} from /metrics (0.0.4 text)."""
+        status, text = self.http_get("/metrics")
+        if status != 200:
+            return {}
+        out = {}
+        for family in text_string_to_metric_families(text):
+            for s in family.samples:
+                out[(s.name, tuple(sorted(s.labels.items())))] = s.value
+        return out
+
+    def metric(self, name: str, **labels: str) -> float | None:
+        return self.metrics().get((name, tuple(sorted(labels.items()))))
+
+    def is_leader(self) -> bool:
+        return self.metric("ax_operator_leader", pod=self.identity) == 1
+
+    def log_lines(self) -> list[dict]:
+        lines = []
+        for line in self.log_path.read_text(errors="replace").splitlines():
+            try:
+                lines.append(json.loads(line))
+            except json.JSONDecodeError:
+                pass
+        return lines
+
+    def kill(self) -> None:
+        """SIGKILL by PID: no lease release, the successor waits for expiry."""
+        if self.proc and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def stop(self) -> int | None:
+        stop_process(self.proc, timeout=20)
+        return self.proc.returncode if self.proc else None
+
+
+def route_table(kube, name: str = "ax-route-table") -> tuple[int, dict] | None:
+    """(version annotation, decoded snapshot document) of the ConfigMap, or None."""
+    status, cm = kube.get(f"/api/v1/namespaces/{NS}/configmaps/{name}")
+    if status != 200:
+        return None
+    version = int(cm["metadata"]["annotations"]["gslb.ax.io/snapshot-version"])
+    if "snapshot.json" in cm.get("data", {}):
+        doc = json.loads(cm["data"]["snapshot.json"])
+    else:
+        doc = json.loads(gzip.decompress(
+            base64.b64decode(cm["binaryData"]["snapshot.json.gz"])))
+    return version, doc
+
+
+def route_table_version(kube) -> int:
+    table = route_table(kube)
+    return table[0] if table else 0
+
+
+def merge_patch(kube, path: str, patch: dict) -> dict:
+    """PATCH application/merge-patch+json as the admin, straight from Python, so the
+    time it returns is when the API stored the change (no kubectl start-up)."""
+    req = urllib.request.Request(kube.server + path, method="PATCH",
+                                 data=json.dumps(patch).encode(),
+                                 headers={"Content-Type": "application/merge-patch+json"})
+    with urllib.request.urlopen(req, timeout=10, context=kube._context()) as r:
+        return json.loads(r.read())
+
+
+def gslb_path(plural: str, name: str) -> str:
+    return f"/apis/gslb.ax.io/v1alpha1/namespaces/{NS}/{plural}/{name}"
