@@ -281,8 +281,9 @@ def test_apiserver_restart(cluster, kubeconfig, tmp_path_factory):
         stop_process(cluster.apiserver, timeout=30)
         time.sleep(3)
         cluster.apiserver = cluster._spawn(args, cluster.workdir / "kube-apiserver-2.log")
+        # Back when it serves the custom resources again (they come after core).
         wait_for("the apiserver back",
-                 lambda: cluster.get("/api/v1/namespaces/default")[0] == 200, 60, 0.2)
+                 lambda: cluster.get(gslb_path("nodes", "bj-02"))[0] == 200, 60, 0.2)
         before = route_table_version(cluster)
         merge_patch(cluster, gslb_path("nodes", "bj-02"), {"spec": {"weight": 70}})
         t0 = time.monotonic()
