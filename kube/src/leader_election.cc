@@ -127,14 +127,15 @@ void LeaderElector::Release() {
 void LeaderElector::Run() {
   const ElectionTiming& timing = config_.timing;
   while (!cancel_.canceled()) {
-    // Candidate: try until we hold the lease.
-    if (!TryAcquireOrRenew(steady_clock::now() + timing.renew_deadline)) {
+    // Candidate: try until we hold the lease. A renewal counts from when it
+    // was sent: the others may have seen it any time after that.
+    SteadyTime last_renew = steady_clock::now();
+    if (!TryAcquireOrRenew(last_renew + timing.renew_deadline)) {
       const auto pause = std::chrono::duration_cast<std::chrono::milliseconds>(
           timing.retry_period * (1.0 + 0.2 * random_()));
       cancel_.WaitFor(pause);
       continue;
     }
-    SteadyTime last_renew = steady_clock::now();
     SetLeading(true);
     // Leader: renew every retry period. Wake at the renew deadline at the
     // latest and stop leading there, or as soon as someone else holds the
@@ -146,9 +147,10 @@ void LeaderElector::Run() {
                                                             until_deadline))) {
         break;
       }
-      if (RenewDeadlinePassed(last_renew, steady_clock::now(), timing)) break;
+      const SteadyTime sent = steady_clock::now();
+      if (RenewDeadlinePassed(last_renew, sent, timing)) break;
       if (TryAcquireOrRenew(deadline)) {
-        last_renew = steady_clock::now();
+        last_renew = sent;
       } else if (memory_.observed &&
                  memory_.observed->holder != config_.identity) {
         break;

@@ -168,6 +168,9 @@ void Transport::GiveBack(std::unique_ptr<httplib::ClientImpl> connection) {
 
 Result<HttpResponse> Transport::Send(const HttpRequest& request) {
   SigpipeGuard no_sigpipe;
+  // What the queue holds after this request explains its TLS failure only
+  // if older errors of this thread are gone.
+  TakeOpenSslErrors();
   auto taken = Take();
   if (!taken) return taken.error();
   std::unique_ptr<httplib::ClientImpl> connection = std::move(*taken);
