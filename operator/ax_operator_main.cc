@@ -4,38 +4,21 @@
 #include <signal.h>
 
 #include <cstdio>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "config.h"
 #include "operator_service.h"
+#include "server/flag_table.h"
 #include "server/log.h"
-
-extern char** environ;
-
-namespace {
-
-std::map<std::string, std::string> Environment() {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; *e; ++e) {
-    const std::string entry(*e);
-    const size_t eq = entry.find('=');
-    if (eq != std::string::npos) {
-      env[entry.substr(0, eq)] = entry.substr(eq + 1);
-    }
-  }
-  return env;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using ax::dns::Log;
   using ax::dns::LogLevel;
   const ax::controller::OperatorConfigResult parsed =
       ax::controller::ParseOperatorConfig(
-          std::vector<std::string>(argv + 1, argv + argc), Environment());
+          std::vector<std::string>(argv + 1, argv + argc),
+          ax::dns::ProcessEnvironment());
   if (parsed.help) {
     std::fputs(ax::controller::OperatorHelpText().c_str(), stdout);
     return 0;

@@ -5,28 +5,15 @@
 #include <sys/resource.h>
 
 #include <cstdio>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "server/config.h"
+#include "server/flag_table.h"
 #include "server/log.h"
 #include "server/service.h"
 
-extern char** environ;
-
 namespace {
-
-std::map<std::string, std::string> Environment() {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; *e; ++e) {
-    const std::string entry(*e);
-    const size_t eq = entry.find('=');
-    if (eq != std::string::npos)
-      env[entry.substr(0, eq)] = entry.substr(eq + 1);
-  }
-  return env;
-}
 
 // Each TCP connection costs a descriptor: take the hard limit, not the soft
 // default of 1024.
@@ -44,8 +31,9 @@ void RaiseFdLimit() {
 int main(int argc, char** argv) {
   using ax::dns::Log;
   using ax::dns::LogLevel;
-  const ax::dns::ConfigResult parsed = ax::dns::ParseConfig(
-      std::vector<std::string>(argv + 1, argv + argc), Environment());
+  const ax::dns::ConfigResult parsed =
+      ax::dns::ParseConfig(std::vector<std::string>(argv + 1, argv + argc),
+                           ax::dns::ProcessEnvironment());
   if (parsed.help) {
     std::fputs(ax::dns::HelpText().c_str(), stdout);
     return 0;

@@ -1,53 +1,20 @@
-// The ax-operator flag table and the precedence resolution. As in ax-dns and
-// ax-probe, each default is text run through the same setter as user input,
-// so --help and the behaviour cannot disagree; the value parsers are ax-dns's.
+// The ax-operator flag table (server/flag_table.h does the reading and the
+// precedence, as for ax-probe) and the checks between flags.
 #include "config.h"
 
 #include <unistd.h>
 
-#include <algorithm>
-#include <cctype>
-#include <functional>
-#include <optional>
-
-#include "server/config_file.h"
 #include "server/config_values.h"
+#include "server/flag_table.h"
 #include "server/net.h"
 
 namespace ax::controller {
 namespace {
 
-using Setter = std::function<bool(OperatorConfig&, const std::string& value,
-                                  std::string* error)>;
-
-struct Flag {
-  const char* name;
-  const char* arg;           // what the value is, for --help ("" for bool)
-  const char* default_text;  // shown in --help and applied first
-  const char* help;
-  Setter set;
-  bool boolean = false;  // takes no value on the command line
-};
-
-Setter Text(std::string OperatorConfig::*field) {
-  return [=](OperatorConfig& c, const std::string& v, std::string*) {
-    c.*field = v;
-    return true;
-  };
-}
-Setter Duration(std::chrono::milliseconds OperatorConfig::*field) {
-  return [=](OperatorConfig& c, const std::string& v, std::string* e) {
-    if (!dns::ParseDuration(v, &(c.*field), e)) return false;
-    if ((c.*field).count() > 0) return true;
-    *e = "must be longer than 0";
-    return false;
-  };
-}
-Setter Bool(bool OperatorConfig::*field) {
-  return [=](OperatorConfig& c, const std::string& v, std::string* e) {
-    return dns::ParseBool(v, &(c.*field), e);
-  };
-}
+using Flag = dns::FlagSpec<OperatorConfig>;
+using dns::BoolFlag;
+using dns::DurationFlag;
+using dns::TextFlag;
 
 bool SetHistory(OperatorConfig& c, const std::string& v, std::string* error) {
   int64_t n = 0;
@@ -84,16 +51,16 @@ const std::vector<Flag>& Flags() {
   static const std::vector<Flag> flags = {
       {"config", "FILE", "",
        "YAML or JSON file of settings (keys are flag names)",
-       Text(&OperatorConfig::config_file)},
+       TextFlag(&OperatorConfig::config_file)},
       {"kubeconfig", "FILE", "",
        "kubeconfig to reach the apiserver (default: in-cluster, else "
        "$KUBECONFIG or ~/.kube/config)",
-       Text(&OperatorConfig::kubeconfig)},
+       TextFlag(&OperatorConfig::kubeconfig)},
       {"namespace", "NS", "",
        "where the gslb.ax.io objects, the route-table ConfigMap and the "
        "Lease live (default: the pod's namespace, or the kubeconfig "
        "context's)",
-       Text(&OperatorConfig::namespace_name)},
+       TextFlag(&OperatorConfig::namespace_name)},
       {"route-table", "NAME", "ax-route-table",
        "the route-table ConfigMap's name (kept versions: NAME-v<version>)",
        SetRouteTable},
@@ -101,103 +68,33 @@ const std::vector<Flag>& Flags() {
       {"leader-elect", "", "true",
        "elect one writing replica through a Lease (off: this replica "
        "always writes)",
-       Bool(&OperatorConfig::leader_elect), true},
+       BoolFlag(&OperatorConfig::leader_elect), true},
       {"lease-name", "NAME", "ax-operator", "the leader election Lease",
-       Text(&OperatorConfig::lease_name)},
+       TextFlag(&OperatorConfig::lease_name)},
       {"identity", "NAME", "",
        "this replica's name in the Lease (default: $POD_NAME, else the "
        "host name)",
-       Text(&OperatorConfig::identity)},
+       TextFlag(&OperatorConfig::identity)},
       {"lease-duration", "DURATION", "15s",
        "how long a lease holds without renewal (whole seconds)",
-       Duration(&OperatorConfig::lease_duration)},
+       DurationFlag(&OperatorConfig::lease_duration)},
       {"renew-deadline", "DURATION", "10s",
        "a leader that has not renewed for this long stops writing",
-       Duration(&OperatorConfig::renew_deadline)},
+       DurationFlag(&OperatorConfig::renew_deadline)},
       {"retry-period", "DURATION", "2s",
        "pause between attempts to acquire or renew the lease",
-       Duration(&OperatorConfig::retry_period)},
+       DurationFlag(&OperatorConfig::retry_period)},
       {"http-listen", "ADDR:PORT", "0.0.0.0:8082",
        "/metrics, /healthz, /readyz address; empty disables", SetHttpListen},
       {"resync", "DURATION", "30s",
        "plan the whole world again this often even without a change",
-       Duration(&OperatorConfig::resync)},
+       DurationFlag(&OperatorConfig::resync)},
       {"debounce", "DURATION", "100ms",
        "after a change, wait this long for more before planning",
-       Duration(&OperatorConfig::debounce)},
+       DurationFlag(&OperatorConfig::debounce)},
       {"log-level", "LEVEL", "info", "debug, info, warn or error", SetLogLevel},
   };
   return flags;
-}
-
-const Flag* FindFlag(std::string_view name) {
-  for (const Flag& f : Flags()) {
-    if (name == f.name) return &f;
-  }
-  return nullptr;
-}
-
-std::string EnvName(std::string_view flag) {
-  std::string name = "AX_OPERATOR_";
-  for (char ch : flag) {
-    name += ch == '-' ? '_' : static_cast<char>(std::toupper(ch));
-  }
-  return name;
-}
-
-// Flag name -> its value as text (the last one given wins).
-using Source = std::map<std::string, std::string>;
-
-bool ReadArgs(const std::vector<std::string>& args, Source* out, bool* help,
-              std::string* error) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--help" || arg == "-h") {
-      *help = true;
-      continue;
-    }
-    if (arg.rfind("--", 0) != 0) {
-      *error = "unexpected argument \"" + arg + "\" (see --help)";
-      return false;
-    }
-    const size_t eq = arg.find('=');
-    const std::string name =
-        arg.substr(2, eq == std::string::npos ? eq : eq - 2);
-    const Flag* flag = FindFlag(name);
-    if (!flag) {
-      *error = "unknown flag --" + name + " (see --help)";
-      return false;
-    }
-    if (eq != std::string::npos) {
-      (*out)[name] = arg.substr(eq + 1);
-    } else if (flag->boolean) {
-      (*out)[name] = "true";
-    } else if (i + 1 < args.size()) {
-      (*out)[name] = args[++i];
-    } else {
-      *error = "flag --" + name + " needs a value";
-      return false;
-    }
-  }
-  return true;
-}
-
-bool ReadFile(const std::string& path, Source* out, std::string* error) {
-  dns::ConfigValues values;
-  std::vector<dns::ZoneConfig> zones;
-  const auto is_list = [](const std::string& key) -> std::optional<bool> {
-    if (!FindFlag(key) || key == "config") return std::nullopt;
-    return false;
-  };
-  if (!dns::ReadConfigFile(path, is_list, &values, &zones, error)) {
-    return false;
-  }
-  if (!zones.empty()) {
-    *error = "config file " + path + ": unknown key \"zones\"";
-    return false;
-  }
-  for (auto& [key, v] : values) (*out)[key] = v.empty() ? "" : v.back();
-  return true;
 }
 
 std::string HostName() {
@@ -222,34 +119,13 @@ OperatorConfigResult ParseOperatorConfig(
     const std::vector<std::string>& args,
     const std::map<std::string, std::string>& env) {
   OperatorConfigResult result;
-  Source cli, environment, file;
-  if (!ReadArgs(args, &cli, &result.help, &result.error)) return result;
-  if (result.help) {
-    result.ok = true;
+  const dns::FlagResult flags =
+      dns::ApplyFlags(Flags(), "AX_OPERATOR_", args, env, &result.config);
+  result.help = flags.help;
+  result.error = flags.error;
+  if (!flags.ok || flags.help) {
+    result.ok = flags.ok;
     return result;
-  }
-  for (const Flag& f : Flags()) {
-    const auto it = env.find(EnvName(f.name));
-    if (it != env.end()) environment[f.name] = it->second;
-  }
-  const Source& config_source = cli.count("config") ? cli : environment;
-  if (const auto it = config_source.find("config");
-      it != config_source.end() && !it->second.empty() &&
-      !ReadFile(it->second, &file, &result.error)) {
-    return result;
-  }
-
-  for (const Flag& f : Flags()) {
-    const Source* from = cli.count(f.name)           ? &cli
-                         : environment.count(f.name) ? &environment
-                         : file.count(f.name)        ? &file
-                                                     : nullptr;
-    const std::string value = from ? from->at(f.name) : f.default_text;
-    std::string error;
-    if (!f.set(result.config, value, &error)) {
-      result.error = "--" + std::string(f.name) + ": " + error;
-      return result;
-    }
   }
   OperatorConfig& c = result.config;
   if (!CheckLease(c, &result.error)) return result;
@@ -270,16 +146,7 @@ std::string OperatorHelpText() {
       "Every flag is also read from the environment as AX_OPERATOR_<FLAG>\n"
       "and from the --config file; precedence: flag > env > file > "
       "default.\n\nflags:\n";
-  for (const Flag& f : Flags()) {
-    std::string head = "  --" + std::string(f.name);
-    if (!f.boolean) head += " " + std::string(f.arg);
-    head.resize(std::max<size_t>(head.size() + 1, 30), ' ');
-    text += head + f.help;
-    if (*f.default_text) {
-      text += " [default: " + std::string(f.default_text) + "]";
-    }
-    text += "\n";
-  }
+  text += dns::FlagHelpLines(dns::FlagInfos(Flags()));
   return text;
 }
 
