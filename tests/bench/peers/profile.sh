@@ -4,7 +4,7 @@
 # done there — while ax_loadgen (CPU 0, 500 in flight) saturates it. Profiles ax-dns
 # on the geo + ECS + WeightedRandom name and, for reference, the no-op responder.
 #
-#   tests/bench/peers/profile.sh [--seconds S] [--servers ax-geo,noop]
+#   tests/bench/peers/profile.sh [--seconds S] [--servers ax-geo,noop] [--quiet-wait S]
 #
 # Output: build/release/bench-peers/profile-<UTC stamp>/NAME.{data,top.txt,dso.txt}.
 # Build and peers: run tests/bench/peers/run.sh once first (it sets both up).
@@ -16,6 +16,7 @@ while (($#)); do
   case "$1" in
     --seconds) SECONDS_="$2"; shift ;;
     --servers) LIST="$2"; shift ;;
+    --quiet-wait) QUIET_WAIT="$2"; shift ;;
     -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "profile.sh: unknown argument $1" >&2; exit 2 ;;
   esac

