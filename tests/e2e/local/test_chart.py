@@ -128,6 +128,9 @@ def test_template_refuses_inconsistent_values(args, error):
 
 
 HTTP_PORTS = {"ax-operator": 8082, "ax-dns": 8080, "ax-probe": 8081}
+# (workload, container) of the three binaries with the default values.
+CONTAINERS = [(("Deployment", "ax-operator"), "ax-operator"),
+              (("Deployment", "ax-dns"), "ax-dns"), (("Deployment", "ax-dns"), "ax-probe")]
 
 
 @pytest.mark.parametrize("values_set", SETS)
@@ -168,9 +171,7 @@ def test_probes_hit_the_ports_the_binaries_listen_on():
         args = container(docs, kind_name, name)["args"]
         listens[name] = next(a.split("=", 1)[1] for a in args
                              if a.startswith("--http-listen="))
-    for kind_name, name in [(("Deployment", "ax-operator"), "ax-operator"),
-                            (("Deployment", "ax-dns"), "ax-dns"),
-                            (("Deployment", "ax-dns"), "ax-probe")]:
+    for kind_name, name in CONTAINERS:
         c = container(docs, kind_name, name)
         assert listens[name] == f"0.0.0.0:{HTTP_PORTS[name]}"
         ports = {p["name"]: p["containerPort"] for p in c["ports"]}
@@ -187,9 +188,7 @@ def test_probes_hit_the_ports_the_binaries_listen_on():
 def test_image_contract():
     docs = documents(render("default"))
     app_version = yaml.safe_load((CHART / "Chart.yaml").read_text())["appVersion"]
-    for kind_name, name in [(("Deployment", "ax-operator"), "ax-operator"),
-                            (("Deployment", "ax-dns"), "ax-dns"),
-                            (("Deployment", "ax-dns"), "ax-probe")]:
+    for kind_name, name in CONTAINERS:
         c = container(docs, kind_name, name)
         assert c["image"] == f"ghcr.io/ax-gslb/{name}:{app_version}"
         assert c["imagePullPolicy"] == "IfNotPresent"
@@ -200,9 +199,7 @@ def test_image_contract():
         args += ["--set", f"{key}.image.repository=registry.local/{name}",
                  "--set", f"{key}.image.tag=dev-{key}", "--set", f"{key}.image.pullPolicy=Never"]
     docs = documents(template(*args).stdout)
-    for kind_name, name in [(("Deployment", "ax-operator"), "ax-operator"),
-                            (("Deployment", "ax-dns"), "ax-dns"),
-                            (("Deployment", "ax-dns"), "ax-probe")]:
+    for kind_name, name in CONTAINERS:
         c = container(docs, kind_name, name)
         assert c["image"] == f"registry.local/{name}:dev-{short[name]}"
         assert c["imagePullPolicy"] == "Never"

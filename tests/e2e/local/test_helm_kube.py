@@ -8,21 +8,24 @@ own Deployment args, ax-dns with the chart's rendered config file (listen/HTTP a
 and geo files overridden for loopback), ax-probe with --report-api as the ax-dns pod's
 account; examples/quickstart applied with kubectl; dig with ECS sees the geo answers
 and, after one node's health endpoint fails, the failover. The accounts cannot do more
-than they need: a Secret create, a Node spec write and another ConfigMap are denied."""
+than they need: a Secret create, a Node spec write and another ConfigMap are denied.
+Last, the README's kubectl walkthrough runs as written against the release."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import time
 import uuid
 
 import pytest
 
-from axharness import QUICKSTART, AxDns, running
+from axharness import QUICKSTART, REPO, AxDns, running
 from chart import CHART, GOLDEN, HERE, NAMESPACE, RELEASE, helm, values_sets
 from operatorharness import AxOperator, route_table, token_kubeconfig, wait_for
-from probeharness import AxProbe, Backend, node_manifest
+from probeharness import AxProbe, Backend, write_node_manifests
 
 QUICKSTART_NODES = ["gz-01", "gz-02", "bj-01", "bj-02", "sj-01", "sj-02"]
 # ECS subnet -> the quickstart's answer for www.example.test with every node Up (as in
@@ -148,12 +151,8 @@ def probe(kube, tokens, quickstart, backends, tmp_path_factory):
     """ax-probe --report-api as the chart's ax-dns account (the sidecar shares the pod's),
     probing local health endpoints that stand in for the quickstart's six nodes."""
     tmp = tmp_path_factory.mktemp("probe")
-    manifests = tmp / "nodes"
-    manifests.mkdir()
-    for i, (name, b) in enumerate(backends.items()):
-        (manifests / f"{name}.yaml").write_text(node_manifest(
-            name, i, b.port, interval_ms=300, timeout_ms=300, failure_threshold=2,
-            success_threshold=2))
+    manifests = write_node_manifests(tmp / "nodes", backends, interval_ms=300,
+                                     timeout_ms=300)
     p = AxProbe(manifests, tmp, vantage=POD["POD_NAME"], env=POD, extra=[
         "--report-api", "--kubeconfig", str(tokens["ax-dns"]), "--heartbeat", "2s",
         "--report="])
@@ -285,3 +284,33 @@ def test_operator_leads_through_the_charts_lease(kube, operator, quickstart):
                                     "json").stdout)
     assert lease["spec"]["holderIdentity"] == "op-local"
     assert operator.is_leader()
+
+
+def test_readme_kubectl_walkthrough(kube, operator, quickstart):
+    """The README's "Declare regions and canaries with kubectl" commands, as written
+    (a watch without -w), against the installed release; its Region names Nodes that do
+    not exist, which the operator reports as the README says (InvalidSpec)."""
+    readme = (REPO / "README.md").read_text()
+    part = readme[readme.index("## Declare regions and canaries with kubectl"):]
+    part = part[:part.index("\n## ", 1)]
+    script = "\n".join(re.findall(r"```sh\n(.*?)```", part, re.S))
+    assert script.count("kubectl") >= 10
+    script = script.replace("get axcanary -w", "get axcanary")
+    r = subprocess.run(
+        ["bash", "-c", f'set -euo pipefail; kubectl() {{ "{kube.kubectl_bin}" "$@"; }}\n'
+                       f"{script}"],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "KUBECONFIG": str(kube.kubeconfig)})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "www-gz-03" in r.stdout and "AREA" in r.stdout
+
+    def invalid_region():
+        region = json.loads(kube.kubectl("get", "axreg", "cn-east-mobile", "-n", NAMESPACE,
+                                         "-o", "json").stdout)
+        ready = {c["type"]: c for c in region.get("status", {}).get("conditions", [])}
+        return ready.get("Ready", {}).get("reason") == "InvalidSpec"
+
+    wait_for("cn-east-mobile reported InvalidSpec", invalid_region, 20, 0.3)
+    kube.kubectl("delete", "axreg", "cn-east-mobile", "-n", NAMESPACE)
+    kube.kubectl("patch", "axnode", "gz-02", "-n", NAMESPACE, "--type=merge", "-p",
+                 '{"spec":{"adminState":"Active"}}')
