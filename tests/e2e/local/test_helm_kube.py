@@ -1,7 +1,8 @@
 """The Helm chart on the real local control plane (kubecp.py: etcd + kube-apiserver, no
 kubelet, so pods never run): `helm install` creates the CRDs and every object; each
 values set's golden rendering passes `kubectl apply --dry-run=server` (the Prometheus
-Operator kinds through minimal stand-in CRDs, monitoring-crds.yaml). Then the three
+Operator kinds through minimal stand-in CRDs, monitoring-crds.yaml) with the apiserver's
+Pod Security admission warning on the "restricted" profile. Then the three
 binaries run as local processes with TokenRequest tokens of the service accounts THE
 CHART created, so only the chart's RBAC authorises them: ax-operator with the chart's
 own Deployment args, ax-dns with the chart's rendered config file (listen/HTTP addresses
@@ -85,11 +86,26 @@ def monitoring_crds(kube, installed):
     return kube.apply_crds(HERE / "monitoring-crds.yaml")
 
 
+# Pod Security Admission's "restricted" profile, checked by the apiserver itself (warn
+# mode: workloads are admitted with a warning per violation). Only a hostPath geo volume
+# (a choice of the daemonset-nodeport set) leaves it.
+PSA_WARNINGS = {"daemonset-nodeport": ['restricted volume types (volume "geo" uses '
+                                       'restricted volume type "hostPath")']}
+
+
 @pytest.mark.parametrize("values_set", values_sets())
 def test_every_values_set_passes_server_dry_run(kube, installed, monitoring_crds, values_set):
+    kube.kubectl("label", "--overwrite", "namespace", NAMESPACE,
+                 "pod-security.kubernetes.io/warn=restricted")
     r = kube.kubectl("apply", "--dry-run=server", "-f", str(GOLDEN / f"{values_set}.yaml"),
                      check=False)
     assert r.returncode == 0, r.stderr + r.stdout
+    warnings = [line for line in r.stderr.splitlines() if "PodSecurity" in line]
+    expected = PSA_WARNINGS.get(values_set, [])
+    assert len(warnings) == len(expected), r.stderr
+    for warning, violation in zip(warnings, expected):
+        assert 'would violate PodSecurity "restricted:latest"' in warning
+        assert warning.endswith(violation), warning
     applied = [line for line in r.stdout.splitlines() if "(server dry run)" in line]
     documents = (GOLDEN / f"{values_set}.yaml").read_text().count("\nkind: ")
     assert len(applied) == documents, r.stdout
