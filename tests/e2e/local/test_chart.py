@@ -121,6 +121,8 @@ def test_schema_rejects(args, error):
      "dns.geo.hostPath.path is required"),
     (["--set", "dns.geo.source=download"], "dns.geo.databases and dns.geo.asnDatabases are empty"),
     (["--set", "dns.geo.databases[0]=city.mmdb"], "dns.geo.source is none"),
+    (["--set", "operator.leaderElection.enabled=false"],
+     "operator.leaderElection.enabled=false with operator.replicas > 1"),
 ])
 def test_template_refuses_inconsistent_values(args, error):
     r = template(*args, check=False)
@@ -220,6 +222,14 @@ def test_operator_replicas_leader_election_and_pdb():
     assert pdb["spec"]["minAvailable"] == 1
     assert pdb["spec"]["selector"]["matchLabels"] == \
         op["spec"]["selector"]["matchLabels"]
+    dns_pdb = docs[("PodDisruptionBudget", "ax-dns")]
+    assert dns_pdb["spec"]["maxUnavailable"] == 1
+    assert dns_pdb["spec"]["selector"]["matchLabels"] == \
+        docs[("Deployment", "ax-dns")]["spec"]["selector"]["matchLabels"]
+    single = by_kind_name(documents(template(
+        "--set", "operator.leaderElection.enabled=false", "--set", "operator.replicas=1").stdout))
+    args = single[("Deployment", "ax-operator")]["spec"]["template"]["spec"]["containers"][0]
+    assert "--leader-elect=false" in args["args"]
 
 
 def test_dns_workload_kinds_and_services():
