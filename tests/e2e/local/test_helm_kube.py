@@ -6,9 +6,10 @@ Pod Security admission warning on the "restricted" profile. Then the three
 binaries run as local processes with TokenRequest tokens of the service accounts THE
 CHART created, so only the chart's RBAC authorises them: ax-operator with the chart's
 own Deployment args, ax-dns with the chart's rendered config file (listen/HTTP addresses
-and geo files overridden for loopback), ax-probe with --report-api as the ax-dns pod's
-account; examples/quickstart applied with kubectl; dig with ECS sees the geo answers
-and, after one node's health endpoint fails, the failover. The accounts cannot do more
+and geo files overridden for loopback), ax-probe with the sidecar's flags
+(--report-api) as the ax-dns pod's account; examples/quickstart applied with kubectl;
+dig with ECS sees the geo answers and, after one node's health endpoint fails, the
+failover. The accounts cannot do more
 than they need: a Secret create, a Node spec write and another ConfigMap are denied.
 Last, the README's kubectl walkthrough runs as written against the release."""
 
@@ -164,14 +165,18 @@ def backends():
 
 @pytest.fixture(scope="module")
 def probe(kube, tokens, quickstart, backends, tmp_path_factory):
-    """ax-probe --report-api as the chart's ax-dns account (the sidecar shares the pod's),
-    probing local health endpoints that stand in for the quickstart's six nodes."""
+    """ax-probe with the chart sidecar's flags as the chart's ax-dns account (the sidecar
+    shares the pod's); the harness sets what the pod would (manifests directory, vantage
+    = POD_NAME, HTTP on loopback). Local health endpoints stand in for the quickstart's
+    six nodes."""
     tmp = tmp_path_factory.mktemp("probe")
     manifests = write_node_manifests(tmp / "nodes", backends, interval_ms=300,
                                      timeout_ms=300)
-    p = AxProbe(manifests, tmp, vantage=POD["POD_NAME"], env=POD, extra=[
-        "--report-api", "--kubeconfig", str(tokens["ax-dns"]), "--heartbeat", "2s",
-        "--report="])
+    args = [a for a in container_args(kube, "ax-dns", "ax-probe")
+            if not a.startswith(("--manifests=", "--vantage=", "--http-listen="))]
+    assert "--report-api" in args and "--report=" in args
+    p = AxProbe(manifests, tmp, vantage=POD["POD_NAME"], env=POD,
+                extra=[*args, "--kubeconfig", str(tokens["ax-dns"])])
     yield p
     assert p.stop() == 0, p.log()[-4000:]
 
