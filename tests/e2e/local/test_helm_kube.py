@@ -2,16 +2,15 @@
 kubelet, so pods never run): `helm install` creates the CRDs and every object; each
 values set's golden rendering passes `kubectl apply --dry-run=server` (the Prometheus
 Operator kinds through minimal stand-in CRDs, monitoring-crds.yaml) with the apiserver's
-Pod Security admission warning on the "restricted" profile. Then the three
-binaries run as local processes with TokenRequest tokens of the service accounts THE
-CHART created, so only the chart's RBAC authorises them: ax-operator with the chart's
-own Deployment args, ax-dns with the chart's rendered config file (listen/HTTP addresses
-and geo files overridden for loopback), ax-probe with the sidecar's flags
-(--report-api) as the ax-dns pod's account; examples/quickstart applied with kubectl;
-dig with ECS sees the geo answers and, after one node's health endpoint fails, the
-failover. The accounts cannot do more
-than they need: a Secret create, a Node spec write and another ConfigMap are denied.
-Last, the README's kubectl walkthrough runs as written against the release."""
+Pod Security admission warning on the "restricted" profile. Then the three binaries run
+as local processes with TokenRequest tokens of the service accounts THE CHART created,
+so only the chart's RBAC authorises them: ax-operator with the chart's own Deployment
+args, ax-dns with the chart's rendered config file (listen/HTTP addresses and geo files
+overridden for loopback), ax-probe with the sidecar's flags (--report-api) as the ax-dns
+pod's account; examples/quickstart applied with kubectl; dig with ECS sees the geo
+answers and, after one node's health endpoint fails, the failover. The accounts cannot
+do more than they need: a Secret create, a Node spec write and another ConfigMap are
+denied. Last, the README's kubectl walkthrough runs as written against the release."""
 
 from __future__ import annotations
 
