@@ -172,3 +172,16 @@ class AxProbe:
     def stop(self) -> int | None:
         stop_process(self.proc)
         return self.proc.returncode
+
+
+def write_node_manifests(directory: Path, backends: dict[str, Backend], *, interval_ms: int,
+                         timeout_ms: int, failure_threshold: int = 2,
+                         success_threshold: int = 2) -> Path:
+    """directory/node-<name>.yaml for each backend: a Node (node_manifest) whose HTTP
+    health check is that backend. Returns directory (created)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for i, (name, b) in enumerate(backends.items()):
+        (directory / f"node-{name}.yaml").write_text(node_manifest(
+            name, i, b.port, interval_ms=interval_ms, timeout_ms=timeout_ms,
+            failure_threshold=failure_threshold, success_threshold=success_threshold))
+    return directory

