@@ -25,8 +25,8 @@ CANARY_PERCENT=30
 CANARY_QUERIES=400
 CANARY_TOLERANCE=8 # percentage points; the cohort hash of 400 subnets gives ~28.5
 # The ports come from the kind config: host port -> node port of the ax-dns Service.
-DNS_PORT="$(awk '/hostPort:/ {print $2; exit}' "$here/kind-config.yaml")"
-NODE_PORT="$(awk '/containerPort:/ {print $2; exit}' "$here/kind-config.yaml")"
+DNS_PORT="$(awk '/hostPort:/ {print $NF; exit}' "$here/kind-config.yaml")"
+NODE_PORT="$(awk '/containerPort:/ {print $NF; exit}' "$here/kind-config.yaml")"
 
 # Expected answers (examples/quickstart): www for a cn-south telecom client is gz-01
 # (gz-02 excluded by the Rule); with gz-01 out, its fallback region cn-north-unicom's
