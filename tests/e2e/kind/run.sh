@@ -128,6 +128,10 @@ demo_control() {
 }
 
 # --- cluster and images ----------------------------------------------------------
+# Never delete a cluster this run did not create (e.g. one kept by KEEP=1).
+if kind get clusters 2>/dev/null | grep -qx "$CLUSTER"; then
+  die "kind cluster $CLUSTER exists: kind delete cluster --name $CLUSTER, or set CLUSTER"
+fi
 trap cleanup EXIT
 log "kind cluster $CLUSTER (DNS: 127.0.0.1:$DNS_PORT -> node port $NODE_PORT, UDP+TCP)"
 kind create cluster --name "$CLUSTER" --config "$here/kind-config.yaml" --wait 180s
