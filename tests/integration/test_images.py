@@ -201,6 +201,21 @@ def check_structure(stages: dict[str, Stage]) -> list[str]:
     return problems
 
 
+def check_sources(stages: dict[str, Stage], cmake_lists: str) -> list[str]:
+    """The build stage copies the top-level CMake files and every folder the top-level
+    CMakeLists.txt adds outside `if(AX_BUILD_TESTS)` (tests are off in the image)."""
+    outside_tests = re.sub(r"if\(AX_BUILD_TESTS\).*?endif\(\)", "", cmake_lists,
+                           flags=re.DOTALL)
+    folders = re.findall(r"^add_subdirectory\((\S+)\)", outside_tests, re.MULTILINE)
+    copied = {(src, dst) for source, src, dst in stages["build"].copies if not source}
+    problems = [f"build stage does not COPY {f} {f}" for f in folders
+                if (f, f) not in copied]
+    for name in ("CMakeLists.txt", "CMakePresets.json"):
+        if (name, "./") not in copied:
+            problems.append(f"build stage does not COPY {name} to ./")
+    return problems
+
+
 def check_users(stages: dict[str, Stage]) -> list[str]:
     problems = []
     for target in TARGETS:
@@ -310,6 +325,13 @@ def test_structure_and_labels(dockerfile):
     assert args.get("VERSION") == project, "ARG VERSION should default to the CMake version"
 
 
+def test_build_stage_copies_every_source_folder(dockerfile):
+    assert check_sources(dockerfile[1], (REPO / "CMakeLists.txt").read_text()) == []
+    # A folder the build adds but the image does not copy is reported.
+    more = (REPO / "CMakeLists.txt").read_text() + "\nadd_subdirectory(plugins)\n"
+    assert check_sources(dockerfile[1], more) == ["build stage does not COPY plugins plugins"]
+
+
 def test_users_are_numeric_non_root(dockerfile):
     assert check_users(dockerfile[1]) == []
 
@@ -341,7 +363,8 @@ def test_every_package_exists_in_bookworm(dockerfile):
         r = sh("apt-cache", "show", "--no-all-versions", name)
         if r.returncode != 0 or f"Package: {name}\n" not in r.stdout:
             missing.append(name)
-    assert missing == [], f"not in this machine's bookworm apt metadata: {missing}"
+    assert missing == [], (f"not in this machine's bookworm apt metadata: {missing} "
+                           "(no metadata at all? apt-get update)")
     assert sh("apt-cache", "show", "libssl-no-such-package").returncode != 0
 
 
