@@ -2,7 +2,8 @@
 """Tiny local health endpoints for the quickstart nodes, so that standalone ax-dns
 probes something real and a failover can be watched.
 
-Each NAME=PROTO:PORT backend listens on 127.0.0.1 only:
+Each NAME=PROTO:PORT backend listens on 127.0.0.1 only (--bind ADDR: elsewhere, e.g.
+0.0.0.0 in the kind e2e's pod):
   http / https  GET /healthz -> 200 with a small JSON load report
                 (bandwidth_mbps, connections), like a real edge node's health page
   tcp           accepts and closes
@@ -54,8 +55,8 @@ class HealthHandler(BaseHTTPRequestHandler):
 class TcpBackend:
     """Accepts and closes: all a TCP check looks at."""
 
-    def __init__(self, port: int) -> None:
-        self.sock = socket.create_server(("127.0.0.1", port), reuse_port=False)
+    def __init__(self, host: str, port: int) -> None:
+        self.sock = socket.create_server((host, port), reuse_port=False)
         self.sock.settimeout(0.2)
         self.running = True
 
@@ -77,8 +78,9 @@ class TcpBackend:
 
 
 class Backend:
-    def __init__(self, name: str, proto: str, port: int, tls: ssl.SSLContext | None):
-        self.name, self.proto, self.port, self.tls = name, proto, port, tls
+    def __init__(self, name: str, proto: str, host: str, port: int,
+                 tls: ssl.SSLContext | None):
+        self.name, self.proto, self.host, self.port, self.tls = name, proto, host, port, tls
         self.server = None
         self.thread = None
 
@@ -86,9 +88,9 @@ class Backend:
         if self.server is not None:
             return
         if self.proto == "tcp":
-            server = TcpBackend(self.port)
+            server = TcpBackend(self.host, self.port)
         else:
-            server = ThreadingHTTPServer(("127.0.0.1", self.port), HealthHandler)
+            server = ThreadingHTTPServer((self.host, self.port), HealthHandler)
             server.daemon_threads = True
             server.node_name = self.name
             if self.proto == "https":
@@ -148,6 +150,7 @@ def main() -> None:
     ap.add_argument("--control", type=int, required=True, help="control port")
     ap.add_argument("--cert", help="PEM certificate for https backends")
     ap.add_argument("--key", help="PEM key for https backends")
+    ap.add_argument("--bind", default="127.0.0.1", help="address to listen on")
     args = ap.parse_args()
 
     tls = None
@@ -156,18 +159,18 @@ def main() -> None:
             ap.error("https backends need --cert and --key")
         tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         tls.load_cert_chain(args.cert, args.key)
-    backends = {name: Backend(name, proto, port, tls)
+    backends = {name: Backend(name, proto, args.bind, port, tls)
                 for name, proto, port in args.backends}
     for b in backends.values():
         b.start()
-    control = ThreadingHTTPServer(("127.0.0.1", args.control), control_handler(backends))
+    control = ThreadingHTTPServer((args.bind, args.control), control_handler(backends))
     control.daemon_threads = True
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     threading.Thread(target=control.serve_forever, daemon=True).start()
-    print(f"demo backends on 127.0.0.1: {', '.join(f'{n}={b.proto}:{b.port}' for n, b in backends.items())}; "
-          f"control on 127.0.0.1:{args.control}", flush=True)
+    print(f"demo backends on {args.bind}: {', '.join(f'{n}={b.proto}:{b.port}' for n, b in backends.items())}; "
+          f"control on {args.bind}:{args.control}", flush=True)
     stop.wait()
     control.shutdown()
     for b in backends.values():

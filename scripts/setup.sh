@@ -14,6 +14,7 @@ APT_PACKAGES=(
   python3 python3-venv curl openssl
   dnsutils knot-dnsutils unbound # real clients of the integration tests (dig, kdig, resolver)
   prometheus # for promtool: alert rules check + unit tests (tests/alerts); no smaller package has it
+  shellcheck # tests/e2e/kind/*.sh (test_kind_e2e_files)
 )
 
 missing=()

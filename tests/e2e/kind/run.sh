@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# End-to-end on a kind cluster (needs Docker, kind, kubectl, helm, dig; see README.md):
+# builds the three images (docker/Dockerfile), loads them into a fresh cluster made from
+# kind-config.yaml (DNS on the host's 127.0.0.1:15353, UDP and TCP, to the NodePort),
+# installs helm/ax, applies examples/quickstart, stands in demo health endpoints and one
+# ax-probe vantage (demo.yaml), then checks through dig with ECS:
+#   geo      three client areas get their region's nodes (UDP, and once over TCP)
+#   disable  Node gz-01 adminState Disabled -> its clients go to the fallback region; back
+#   health   gz-01's health endpoint stopped -> Node Down -> fallback; started -> back
+#   canary   Canary api-sj-02 at 30%: the share of 400 client subnets answered sj-02
+# Prints PASS/FAIL per check, exits 1 on any FAIL. Deletes the cluster at the end unless
+# KEEP=1; logs of a failed run go to $LOGS.
+#   CLUSTER (ax-e2e) NAMESPACE (ax-system) TAG (e2e) KEEP (0) LOGS (build/kind-e2e-logs)
+#   SKIP_BUILD=1: use images already tagged ghcr.io/ax-gslb/<name>:$TAG
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../../.." && pwd)"
+CLUSTER="${CLUSTER:-ax-e2e}"
+NAMESPACE="${NAMESPACE:-ax-system}"
+TAG="${TAG:-e2e}"
+KEEP="${KEEP:-0}"
+LOGS="${LOGS:-$repo/build/kind-e2e-logs}"
+REGISTRY="ghcr.io/ax-gslb"
+CANARY_PERCENT=30
+CANARY_QUERIES=400
+CANARY_TOLERANCE=8 # percentage points; the cohort hash of 400 subnets gives ~28.5
+# The ports come from the kind config: host port -> node port of the ax-dns Service.
+DNS_PORT="$(awk '/hostPort:/ {print $NF; exit}' "$here/kind-config.yaml")"
+NODE_PORT="$(awk '/containerPort:/ {print $NF; exit}' "$here/kind-config.yaml")"
+
+# Expected answers (examples/quickstart): www for a cn-south telecom client is gz-01
+# (gz-02 excluded by the Rule); with gz-01 out, its fallback region cn-north-unicom's
+# bj-01 (bj-02 drains); cn-north unicom gets bj-01; us-west gets sj-01 first.
+SOUTH=113.108.1.0/24 NORTH=123.125.114.0/24 WEST=8.8.8.0/24
+GZ01=192.0.2.10 GZ02=192.0.2.11 BJ01=198.51.100.20 SJ01=203.0.113.30 SJ02=203.0.113.31
+
+failures=0
+pass() { echo "PASS $*"; }
+fail() {
+  echo "FAIL $*"
+  failures=$((failures + 1))
+}
+log() { echo "--- $*"; }
+die() {
+  echo "FAIL $*" >&2
+  exit 1
+}
+
+for tool in docker kind kubectl helm dig; do
+  command -v "$tool" >/dev/null || die "$tool not found (tests/e2e/kind/README.md lists the prerequisites)"
+done
+[[ -n "$DNS_PORT" && -n "$NODE_PORT" ]] || die "no port mapping in kind-config.yaml"
+
+kc() { kubectl --context "kind-$CLUSTER" -n "$NAMESPACE" "$@"; }
+
+collect_logs() {
+  mkdir -p "$LOGS"
+  log "collecting logs into $LOGS"
+  kc get all,configmaps,events,gslb -o wide >"$LOGS/resources.txt" 2>&1 || true
+  kc get gslb -o yaml >"$LOGS/gslb.yaml" 2>&1 || true
+  kc describe pods >"$LOGS/pods.txt" 2>&1 || true
+  local pod
+  for pod in $(kc get pods -o name 2>/dev/null); do
+    kc logs "$pod" --all-containers --prefix >"$LOGS/$(basename "$pod").log" 2>&1 || true
+  done
+  kind export logs "$LOGS/kind" --name "$CLUSTER" >/dev/null 2>&1 || true
+}
+
+cleanup() {
+  local rc=$?
+  if ((rc != 0 || failures > 0)); then collect_logs; fi
+  if [[ "$KEEP" == 1 ]]; then
+    echo "KEEP=1: cluster $CLUSTER kept (kind delete cluster --name $CLUSTER)"
+  else
+    kind delete cluster --name "$CLUSTER" >/dev/null 2>&1 || true
+  fi
+  exit "$rc"
+}
+
+# Polls "$@" (after TIMEOUT, the first argument) every second until it succeeds or
+# TIMEOUT seconds pass.
+wait_until() {
+  local timeout="$1"
+  shift
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || return 1
+    sleep 1
+  done
+}
+
+# The A answers for NAME from client subnet SUBNET, in order, space separated (empty
+# when dig gets none).
+answers() {
+  local name="$1" subnet="$2"
+  shift 2
+  { dig @127.0.0.1 -p "$DNS_PORT" +short +tries=1 +time=2 "$@" "$name" A "+subnet=$subnet" ||
+    true; } | awk '/^[0-9.]+$/ {printf "%s%s", sep, $0; sep = " "}'
+}
+first_answer_is() {
+  local got
+  got="$(answers "$2" "$3")"
+  [[ "${got%% *}" == "$1" ]]
+}
+
+# Checks that NAME for SUBNET leads with WANT within TIMEOUT seconds.
+expect_first() {
+  local what="$1" want="$2" name="$3" subnet="$4" timeout="${5:-60}"
+  if wait_until "$timeout" first_answer_is "$want" "$name" "$subnet"; then
+    pass "$what: $name from $subnet -> $(answers "$name" "$subnet")"
+  else
+    fail "$what: $name from $subnet -> '$(answers "$name" "$subnet")', want $want first"
+  fi
+}
+
+node_health_is() { [[ "$(kc get axnode "$1" -o jsonpath='{.status.health}')" == "$2" ]]; }
+all_nodes_up() {
+  local n
+  for n in gz-01 gz-02 bj-01 bj-02 sj-01 sj-02; do node_health_is "$n" Up || return 1; done
+}
+canary_percent_is() {
+  [[ "$(kc get axcanary api-sj-02 -o jsonpath='{.status.percent}')" == "$1" ]]
+}
+canary_subnet() { echo "8.$(($1 / 200 + 1)).$(($1 % 200)).0/24"; }
+demo_control() {
+  kc exec deploy/ax-demo-backends -- python3 -c \
+    "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:18000/$1').read().decode())"
+}
+
+# --- cluster and images ----------------------------------------------------------
+# Never delete a cluster this run did not create (e.g. one kept by KEEP=1).
+if kind get clusters 2>/dev/null | grep -qx "$CLUSTER"; then
+  die "kind cluster $CLUSTER exists: kind delete cluster --name $CLUSTER, or set CLUSTER"
+fi
+trap cleanup EXIT
+log "kind cluster $CLUSTER (DNS: 127.0.0.1:$DNS_PORT -> node port $NODE_PORT, UDP+TCP)"
+kind create cluster --name "$CLUSTER" --config "$here/kind-config.yaml" --wait 180s
+for image in ax-operator ax-dns ax-probe; do
+  if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+    log "docker build --target $image"
+    docker build -f "$repo/docker/Dockerfile" --target "$image" \
+      --build-arg REVISION="$(git -C "$repo" rev-parse HEAD 2>/dev/null || echo unknown)" \
+      -t "$REGISTRY/$image:$TAG" "$repo"
+  fi
+  kind load docker-image --name "$CLUSTER" "$REGISTRY/$image:$TAG"
+done
+
+# --- the chart ---------------------------------------------------------------------
+log "helm install ax (helm/ax) into $NAMESPACE"
+helm_args=(--namespace "$NAMESPACE" --create-namespace --kube-context "kind-$CLUSTER"
+  --wait --timeout 5m
+  --set dns.service.type=NodePort --set dns.service.nodePort="$NODE_PORT"
+  --set dns.service.externalTrafficPolicy=Local)
+for part in operator dns probe; do
+  helm_args+=(--set "$part.image.repository=$REGISTRY/ax-$part"
+    --set "$part.image.tag=$TAG" --set "$part.image.pullPolicy=Never")
+done
+helm upgrade --install ax "$repo/helm/ax" "${helm_args[@]}"
+# The chart may ship the CRDs (crds/) or leave them to the user.
+if ! kubectl --context "kind-$CLUSTER" get crd nodes.gslb.ax.io >/dev/null 2>&1; then
+  log "the chart installed no CRDs: applying crds/"
+  kubectl --context "kind-$CLUSTER" apply -f "$repo/crds/"
+  kubectl --context "kind-$CLUSTER" wait --for=condition=Established --timeout=60s \
+    -f "$repo/crds/"
+fi
+kc wait --for=condition=Ready pod --all --timeout=180s
+
+# --- the quickstart, demo backends and the e2e's probe vantage ---------------------
+log "kubectl apply examples/quickstart"
+kc apply -f "$repo/examples/quickstart/"
+kc create configmap ax-demo-backends-script --from-file="$repo/scripts/demo_backends.py" \
+  --dry-run=client -o yaml | kc apply -f -
+sed "s|AX_PROBE_IMAGE|$REGISTRY/ax-probe:$TAG|" "$here/demo.yaml" | kc apply -f -
+kc rollout status deploy/ax-demo-backends --timeout=180s
+backends_ip="$(kc get service ax-demo-backends -o jsonpath='{.spec.clusterIP}')"
+# Health checks at the demo backends (plain HTTP: the probe has no CA for a demo
+# certificate); client areas by CIDR as well, so no geo database is needed in the pod.
+for n in gz-01 gz-02 bj-01 bj-02 sj-01 sj-02; do
+  patch="{\"spec\":{\"healthCheck\":{\"address\":\"$backends_ip\"}}}"
+  [[ "$n" == bj-0* ]] &&
+    patch="{\"spec\":{\"healthCheck\":{\"address\":\"$backends_ip\",\"protocol\":\"HTTP\"}}}"
+  kc patch axnode "$n" --type merge -p "$patch" >/dev/null
+done
+kc patch axreg cn-south-telecom --type merge -p '{"spec":{"match":{"cidrs":["113.108.0.0/16"]}}}'
+kc patch axreg cn-north-unicom --type merge -p '{"spec":{"match":{"cidrs":["123.125.0.0/16"]}}}'
+kc patch axreg us-west --type merge -p '{"spec":{"match":{"cidrs":["8.0.0.0/8"]}}}'
+kc get axnode -o yaml >"${TMPDIR:-/tmp}/ax-e2e-nodes.yaml"
+kc create configmap ax-e2e-nodes --from-file=nodes.yaml="${TMPDIR:-/tmp}/ax-e2e-nodes.yaml" \
+  --dry-run=client -o yaml | kc apply -f -
+kc rollout status deploy/ax-e2e-probe --timeout=180s
+
+# --- checks ------------------------------------------------------------------------
+log "waiting for every Node Up (ProbeReports -> operator quorum -> Node status)"
+if wait_until 120 all_nodes_up; then pass "health: every quickstart Node Up"; else
+  fail "health: Nodes not all Up: $(kc get axnode -o jsonpath='{range .items[*]}{.metadata.name}={.status.health} {end}')"
+fi
+
+expect_first "geo cn-south-telecom" "$GZ01" www.example.test "$SOUTH" 120
+expect_first "geo cn-north-unicom" "$BJ01" www.example.test "$NORTH"
+expect_first "geo us-west" "$SJ01" www.example.test "$WEST"
+if [[ " $(answers www.example.test "$SOUTH") " == *" $GZ02 "* ]]; then
+  fail "rule: gz-02 answered though Rule www-exclude-gz-02 excludes it"
+else pass "rule: gz-02 excluded for cn-south-telecom"; fi
+tcp="$(answers www.example.test "$NORTH" +tcp)"
+if [[ "${tcp%% *}" == "$BJ01" ]]; then pass "tcp: $tcp"; else fail "tcp: '$tcp', want $BJ01"; fi
+
+log "failover by adminState: gz-01 Disabled"
+kc patch axnode gz-01 --type merge -p '{"spec":{"adminState":"Disabled"}}' >/dev/null
+expect_first "disable gz-01 -> fallback region" "$BJ01" www.example.test "$SOUTH" 30
+kc patch axnode gz-01 --type merge -p '{"spec":{"adminState":"Active"}}' >/dev/null
+expect_first "enable gz-01 -> back" "$GZ01" www.example.test "$SOUTH" 30
+
+log "failover by health: gz-01's endpoint stopped"
+demo_control stop/gz-01
+if wait_until 60 node_health_is gz-01 Down; then pass "health: gz-01 Down"; else
+  fail "health: gz-01 not Down ($(kc get axnode gz-01 -o jsonpath='{.status.health}'))"
+fi
+expect_first "gz-01 down -> fallback region" "$BJ01" www.example.test "$SOUTH" 30
+demo_control start/gz-01
+if wait_until 90 node_health_is gz-01 Up; then pass "health: gz-01 Up again"; else
+  fail "health: gz-01 not Up again"
+fi
+expect_first "gz-01 up -> back" "$GZ01" www.example.test "$SOUTH" 30
+
+log "canary: api-sj-02 at $CANARY_PERCENT%"
+kc patch axcanary api-sj-02 --type merge \
+  -p "{\"spec\":{\"steps\":[{\"percent\":$CANARY_PERCENT}]}}" >/dev/null
+if wait_until 90 canary_percent_is "$CANARY_PERCENT"; then
+  sleep 3 # the ConfigMap carrying the step reaches ax-dns within ~1 s
+  in_canary=0
+  member=()
+  for ((i = 0; i < CANARY_QUERIES; i++)); do
+    member[i]=0
+    [[ " $(answers api.example.test "$(canary_subnet "$i")") " == *" $SJ02 "* ]] && member[i]=1
+    in_canary=$((in_canary + member[i]))
+  done
+  share=$((100 * in_canary / CANARY_QUERIES))
+  verdict="$in_canary of $CANARY_QUERIES subnets got sj-02 ($share%, want $CANARY_PERCENT±$CANARY_TOLERANCE)"
+  if ((share >= CANARY_PERCENT - CANARY_TOLERANCE && share <= CANARY_PERCENT + CANARY_TOLERANCE)); then
+    pass "canary: $verdict"
+  else
+    fail "canary: $verdict"
+  fi
+  # Cohorts are stable: asked again, every subnet stays in or out.
+  moved=0
+  for ((i = 0; i < 50; i++)); do
+    again=0
+    [[ " $(answers api.example.test "$(canary_subnet "$i")") " == *" $SJ02 "* ]] && again=1
+    ((again == member[i])) || moved=$((moved + 1))
+  done
+  if ((moved == 0)); then pass "canary: 50 subnets asked again, none changed side"; else
+    fail "canary: $moved of 50 subnets changed side when asked again"
+  fi
+else
+  fail "canary: status.percent never reached $CANARY_PERCENT ($(kc get axcanary api-sj-02 -o jsonpath='{.status.phase} {.status.percent}'))"
+fi
+
+echo
+if ((failures > 0)); then
+  echo "FAIL: $failures check(s) failed (logs: $LOGS)"
+  exit 1
+fi
+echo "PASS: every check passed"
