@@ -149,7 +149,7 @@ done
 log "helm install ax (helm/ax) into $NAMESPACE"
 helm_args=(--namespace "$NAMESPACE" --create-namespace --kube-context "kind-$CLUSTER"
   --wait --timeout 5m
-  --set dns.service.type=NodePort --set dns.service.nodePort="$NODE_PORT"
+  --set dns.service.type=NodePort --set dns.service.nodePort.udp="$NODE_PORT" --set dns.service.nodePort.tcp="$NODE_PORT"
   --set dns.service.externalTrafficPolicy=Local)
 for part in operator dns probe; do
   helm_args+=(--set "$part.image.repository=$REGISTRY/ax-$part"
