@@ -2,14 +2,12 @@
 ax-operator -> route-table ConfigMap -> ax-dns --snapshot-configmap -> DNS answers, and
 backend -> ax-probe --report-api -> ProbeReport -> ax-operator -> ... -> answers.
 
-The CRDs and deploy/rbac are applied; ax-operator runs on the ax-operator account's
-token, ax-dns and its ax-probe sidecar share the ax-dns account's token, as containers
-of one pod do. The pod is a real Pod object (it never runs: no kubelet), so the
-ProbeReport's ownerReference names a real uid. The manifests are a copy of
-examples/quickstart whose health checks probe scripts/demo_backends.py on free
-loopback ports (demobackends.py); ax-probe reads the same copy. Clients are dnspython
-(and dig once) with ECS subnets of three areas: Guangdong/China Telecom, Beijing/China
-Unicom, the US.
+The chain (chainharness.py): the CRDs and deploy/rbac applied; ax-operator on the
+ax-operator account's token; ax-dns and its ax-probe sidecar sharing the ax-dns
+account's token, their Pod a real object, so the ProbeReport's ownerReference names a
+real uid; the manifests a copy of examples/quickstart whose health checks probe
+scripts/demo_backends.py on free loopback ports. Clients are dnspython (and dig once)
+with ECS subnets of three areas: Guangdong/China Telecom, Beijing/China Unicom, the US.
 
 The tests run in file order on one chain: the quickstart applied -> answers by area;
 a Node, a Rule and a Canary edited with kubectl -> answers change; a backend stopped ->
@@ -28,99 +26,13 @@ import time
 
 import pytest
 
-from axharness import AxDns, HarnessError, addresses, ask, make_query
-from crdschema import CRDS_DIR
-from demobackends import probed_quickstart
-from operatorharness import (NS, RBAC_DIR, AxOperator, gslb_path, route_table,
-                             token_kubeconfig, wait_for)
-from probeharness import AxProbe
+from axharness import HarnessError
+from chainharness import (BJ, BJ_01, GZ, GZ_01, GZ_02, POD, QUICKSTART_WWW, SJ_02, US,
+                          US_SUBNETS, Chain)
+from operatorharness import NS, route_table, wait_for
 
-# Short lease timings, as in test_operator.py: after the outage the operator leads
-# again within seconds.
-LEASE = ["--lease-duration=4s", "--renew-deadline=3s", "--retry-period=1s"]
-POD = "ax-dns-e2e-0"
 OUTAGE_S = 30.0
 CHANGE_S = 10.0  # a kubectl edit -> the answers (typically well under 1 s)
-
-# Clients by ECS subnet and what the quickstart answers them for www (gz-02 is
-# excluded for telecom by a Rule, bj-02 drains).
-GZ, BJ, US = "113.108.1.0/24", "123.125.114.0/24", "8.8.8.0/24"
-GZ_01, GZ_02, BJ_01 = "192.0.2.10", "192.0.2.11", "198.51.100.20"
-SJ_01, SJ_02 = "203.0.113.30", "203.0.113.31"
-QUICKSTART_WWW = {GZ: {GZ_01}, BJ: {BJ_01}, US: {SJ_01, SJ_02}}
-
-
-class Chain:
-    """Everything one ax-dns pod and the operator need, started in order."""
-
-    def __init__(self, kube, workdir):
-        self.kube = kube
-        self.quickstart = probed_quickstart(workdir / "quickstart")
-        self.procs: list = []
-        try:
-            self._start(workdir)
-        except BaseException:
-            self.stop()
-            raise
-
-    def _start(self, workdir) -> None:
-        kube = self.kube
-        kube.apply_crds(CRDS_DIR)
-        kube.kubectl("create", "namespace", NS)
-        kube.kubectl("apply", "-f", str(RBAC_DIR))
-        pod = json.loads(kube.kubectl("create", "-f", "-", "-o", "json", input=json.dumps({
-            "apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": POD, "namespace": NS},
-            "spec": {"serviceAccountName": "ax-dns",
-                     "containers": [{"name": "ax-dns", "image": "ax-dns:e2e"},
-                                    {"name": "ax-probe", "image": "ax-probe:e2e"}]}})).stdout)
-        self.pod_uid = pod["metadata"]["uid"]
-        op_config = token_kubeconfig(kube, "ax-operator", workdir / "ax-operator.kubeconfig")
-        dns_config = token_kubeconfig(kube, "ax-dns", workdir / "ax-dns.kubeconfig")
-
-        self.operator = AxOperator(op_config, workdir, "op-e2e", *LEASE).start()
-        self.procs.append(self.operator)
-        self.dns = AxDns(None, workdir / "ax-dns", listen_v6=False, source_args=[
-            "--snapshot-configmap", f"{NS}/ax-route-table", "--kubeconfig", str(dns_config)])
-        # Not ready until the operator publishes a route table.
-        self.dns.start(ready=False)
-        self.procs.append(self.dns)
-        probe_dir = workdir / "ax-probe"
-        probe_dir.mkdir()
-        self.probe = AxProbe(self.quickstart.manifests, probe_dir, vantage=POD,
-                             env={"POD_NAME": POD, "POD_UID": self.pod_uid}, extra=[
-                                 "--report-api", "--kubeconfig", str(dns_config),
-                                 "--namespace", NS, "--heartbeat", "2s",
-                                 "--probe-ca", str(self.quickstart.cert)])
-        self.procs.append(self.probe)
-
-    def stop(self) -> None:
-        for p in reversed(self.procs):
-            p.stop()
-        self.quickstart.demo.stop()
-
-    def www(self, ecs: str) -> set[str]:
-        return self.ask("www.example.test", ecs)
-
-    def ask(self, name: str, ecs: str) -> set[str]:
-        return addresses(ask(make_query(name, "A", ecs=ecs), self.dns.port, timeout=2.0))
-
-    def wait_www(self, ecs: str, want: set[str], timeout: float, what: str) -> float:
-        """Seconds until www answers `ecs` exactly `want`."""
-        start = time.monotonic()
-        wait_for(f"{what}: www for {ecs} == {sorted(want)}", lambda: self.www(ecs) == want,
-                 timeout, 0.02)
-        return time.monotonic() - start
-
-    def edit(self, kind: str, name: str, patch: dict) -> None:
-        """kubectl patch --type merge, as an operator of Ax would edit an object."""
-        self.kube.kubectl("patch", kind, name, "-n", NS, "--type", "merge",
-                          "-p", json.dumps(patch))
-
-    def node_health(self) -> dict[str, str]:
-        items = json.loads(self.kube.kubectl("get", "axnode", "-n", NS, "-o", "json").stdout)
-        return {n["metadata"]["name"]: n.get("status", {}).get("health")
-                for n in items["items"]}
 
 
 @pytest.fixture(scope="module")
@@ -138,7 +50,7 @@ def chain(kube, tmp_path_factory):
 
 def test_quickstart_answers_by_area(chain):
     kube = chain.kube
-    applied = kube.kubectl("apply", "-n", NS, "-f", str(chain.quickstart.manifests)).stdout
+    applied = chain.apply_quickstart()
     assert "node.gslb.ax.io/gz-01 created" in applied, applied
     wait_for("the route-table ConfigMap", lambda: route_table(kube), 20)
     # Every node probed Up by the sidecar, decided Up by the operator.
@@ -151,7 +63,7 @@ def test_quickstart_answers_by_area(chain):
                           "www.example.test", f"+subnet={BJ}", "+short"],
                          capture_output=True, text=True, timeout=10, check=True)
     assert dig.stdout.split() == [BJ_01], dig.stdout
-    report = json.loads(kube.kubectl("get", "probereport", POD.lower(), "-n", NS,
+    report = json.loads(kube.kubectl("get", "probereport", POD, "-n", NS,
                                      "-o", "json").stdout)
     assert report["metadata"]["ownerReferences"][0]["uid"] == chain.pod_uid
     assert {r["node"] for r in report["spec"]["results"]} == {
@@ -173,9 +85,6 @@ def test_rule_edit(chain):
     chain.wait_www(GZ, {GZ_02}, CHANGE_S, "the Rule excluding gz-01 instead")
     chain.edit("axrule", "www-exclude-gz-02", {"spec": {"node": "gz-02"}})
     chain.wait_www(GZ, {GZ_01}, CHANGE_S, "the Rule excluding gz-02 again")
-
-
-US_SUBNETS = [f"{a}.0.0/16" for a in ("8.8", "4.2", "12.0", "24.0", "64.1", "96.0")]
 
 
 def api_with_sj_02(chain) -> list[str]:
