@@ -16,8 +16,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from axharness import QUICKSTART, REPO, HarnessError, copy_manifests, free_port, require_tool, \
-    stop_process
+from axharness import (QUICKSTART, REPO, HarnessError, copy_manifests, free_port,
+                       require_tool, stop_process)
 
 WWW = "www.example.test"  # the HTTPS checks' Host, so the certificate's name
 # The health-check defaults of the core (core/include/ax/health.h) when a Node omits them.
