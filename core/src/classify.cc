@@ -36,6 +36,13 @@ Classifier::Classifier(const std::vector<SnapshotRegion>& regions)
   }
 }
 
+bool Classifier::SameGeoStep(const Classifier& other) const {
+  // Exactly what MatchGeo reads.
+  return declares_ == other.declares_ &&
+         by_subdivision_ == other.by_subdivision_ &&
+         by_country_ == other.by_country_ && by_asn_ == other.by_asn_;
+}
+
 const Classifier::RegionList* Classifier::Find(const StringIndex& index,
                                                std::string_view key) {
   if (key.empty()) return nullptr;

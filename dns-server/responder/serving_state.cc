@@ -242,14 +242,25 @@ const ServedName* ServingState::FindName(std::string_view name) const {
   return it == names_.end() ? nullptr : &it->second;
 }
 
-std::shared_ptr<const GeoRegionMap> ServingState::AttachGeo(
-    const GeoResolver& geo) const {
+ServingState::GeoAttach ServingState::AttachGeo(
+    const GeoResolver& geo, const ServingState* previous) const {
   const std::shared_ptr<const GeoRegionMap> current = geo_regions();
-  if (current && current->generation() == geo.generation()) return nullptr;
+  if (current && current->generation() == geo.generation()) {
+    return GeoAttach::kNone;
+  }
+  if (previous != nullptr) {
+    std::shared_ptr<const GeoRegionMap> theirs = previous->geo_regions();
+    if (theirs && theirs->generation() == geo.generation() &&
+        classifier_.SameGeoStep(previous->classifier_)) {
+      geo_regions_.store(std::move(theirs), std::memory_order_release);
+      return GeoAttach::kReused;
+    }
+  }
   std::shared_ptr<const GeoRegionMap> map =
       GeoRegionMap::Build(classifier_, geo);
-  if (map) geo_regions_.store(map, std::memory_order_release);
-  return map;
+  if (!map) return GeoAttach::kNone;
+  geo_regions_.store(std::move(map), std::memory_order_release);
+  return GeoAttach::kBuilt;
 }
 
 }  // namespace ax::dns

@@ -109,11 +109,22 @@ class ServingState {
   // SOA SERIAL: the snapshot version modulo 2^32 (RFC 1982 arithmetic).
   uint32_t serial() const { return static_cast<uint32_t>(snapshot_->version); }
 
-  // Compiles this snapshot's geo step over `geo` (GeoRegionMap) unless that
-  // is already done for this resolver; tens of milliseconds with dbip, so
-  // called by loaders and housekeeping, never by queries. Thread-safe.
-  // Returns the map it built, null when there was nothing to do.
-  std::shared_ptr<const GeoRegionMap> AttachGeo(const GeoResolver& geo) const;
+  enum class GeoAttach : uint8_t {
+    kNone,    // already attached for this resolver, or it is not compiled
+    kBuilt,   // compiled for this state
+    kReused,  // the previous state's map: same resolver, same geo criteria
+  };
+  // Attaches this snapshot's geo step over `geo` (GeoRegionMap) unless that
+  // is already done for this resolver. Compiling takes tens of milliseconds
+  // with dbip in a release build (hundreds in Debug), nearly all of a
+  // snapshot load; yet most new snapshots (a Node, Rule or Canary edit, a
+  // health change) leave the Regions' geo criteria alone. So when `previous`
+  // (the state served before, or null) holds a map for this resolver and its
+  // classifier's geo step is the same (Classifier::SameGeoStep), that map is
+  // shared instead. Called by loaders and housekeeping, never by queries.
+  // Thread-safe.
+  GeoAttach AttachGeo(const GeoResolver& geo,
+                      const ServingState* previous) const;
   // The latest attached map (null before any): take it once per batch with
   // the state and check its generation against the resolver in use.
   std::shared_ptr<const GeoRegionMap> geo_regions() const {

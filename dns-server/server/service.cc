@@ -170,14 +170,19 @@ void Service::AttachGeo(const ServingState& state) const {
   const std::shared_ptr<const GeoResolver> geo = geo_->Current();
   if (!geo) return;
   const auto start = std::chrono::steady_clock::now();
-  if (const auto map = state.AttachGeo(*geo)) {
-    const std::chrono::duration<double, std::milli> took =
-        std::chrono::steady_clock::now() - start;
-    Log(LogLevel::kInfo, "geo regions compiled",
-        {{"version", state.snapshot().version},
-         {"ranges", map->ranges()},
-         {"ms", std::round(took.count())}});
-  }
+  // Loading, the store still serves the state before this one: its map is
+  // reused when the Regions' geo criteria did not change.
+  const std::shared_ptr<const ServingState> served = store_.Current();
+  const ServingState::GeoAttach attached = state.AttachGeo(*geo, served.get());
+  if (attached == ServingState::GeoAttach::kNone) return;
+  const std::chrono::duration<double, std::milli> took =
+      std::chrono::steady_clock::now() - start;
+  const bool built = attached == ServingState::GeoAttach::kBuilt;
+  Log(built ? LogLevel::kInfo : LogLevel::kDebug,
+      built ? "geo regions compiled" : "geo regions reused",
+      {{"version", state.snapshot().version},
+       {"ranges", state.geo_regions()->ranges()},
+       {"ms", std::round(took.count())}});
 }
 
 nlohmann::json Service::GeoTableFields(const GeoResolver& geo) {

@@ -60,7 +60,8 @@ class Service {
   // UDP then TCP on the ports UDP bound, retried when port 0 gave UDP a
   // number TCP cannot have.
   bool StartDns(const QueryContext& context, std::string* error);
-  // Compiles the state's geo step over the current resolver (geo_ set).
+  // Compiles the state's geo step over the current resolver (geo_ set), or
+  // reuses the served state's when the geo criteria are the same.
   void AttachGeo(const ServingState& state) const;
   // Sizes of the compiled geo tables, for the load and reload log lines.
   static nlohmann::json GeoTableFields(const GeoResolver& geo);

@@ -101,6 +101,13 @@ class Classifier {
   // False: no region has geo or ASN criteria, classification never needs geo.
   bool has_geo_regions() const { return has_geo_regions_; }
 
+  // True when MatchGeo answers alike for every input: the same regions, by
+  // index, declare the same subdivisions, countries and ASNs (CIDRs, the
+  // catch-all and everything else may differ). Tables compiled from one
+  // classifier's geo step then serve the other, so a snapshot that leaves the
+  // Regions' geo criteria alone need not compile them again.
+  bool SameGeoStep(const Classifier& other) const;
+
  private:
   // Lets the string-keyed maps be probed with a string_view without building a
   // string (C++20 heterogeneous lookup needs both a transparent hash and

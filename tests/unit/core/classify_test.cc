@@ -242,6 +242,36 @@ TEST(ClassifierTest, RegionListingAKeyTwiceIsStillOneCandidate) {
   EXPECT_EQ(got.specificity, kGeoCountry | kGeoAsn);
 }
 
+// Only what the geo step reads counts: names, CIDRs and the catch-all may
+// change; a region's subdivisions, countries or ASNs, or the regions' order,
+// may not.
+TEST(ClassifierTest, SameGeoStepComparesOnlyGeoCriteria) {
+  const std::vector<SnapshotRegion> base = {
+      R("gd", {.subdivisions = {"CN-GD"}, .asns = {4134}}),
+      R("us", {.countries = {"US"}}), R("rest", {.catch_all = true})};
+  const Classifier classifier(base);
+  EXPECT_TRUE(classifier.SameGeoStep(Classifier(base)));
+  std::vector<SnapshotRegion> other = base;
+  other[0].name = "renamed";
+  other[1].match.cidrs = Cidrs({"198.51.100.0/24"});
+  other[2].match.catch_all = false;
+  EXPECT_TRUE(classifier.SameGeoStep(Classifier(other)));
+
+  const std::vector<std::vector<SnapshotRegion>> differ = {
+      {R("gd", {.subdivisions = {"CN-GD"}, .asns = {4134, 4812}}), base[1],
+       base[2]},
+      {base[0], R("us", {.countries = {"US", "CA"}}), base[2]},
+      {R("gd", {.subdivisions = {"CN-GZ"}, .asns = {4134}}), base[1], base[2]},
+      {R("gd", {.countries = {"CN-GD"}, .asns = {4134}}), base[1], base[2]},
+      {base[1], base[0], base[2]},  // the same criteria on other indices
+      {base[0], base[1]},
+      {base[0], base[1], base[2], R("ca", {.countries = {"CA"}})},
+  };
+  for (size_t i = 0; i < differ.size(); ++i) {
+    EXPECT_FALSE(classifier.SameGeoStep(Classifier(differ[i]))) << i;
+  }
+}
+
 struct DescribeCase {
   const char* ip;
   GeoInfo geo;

@@ -391,13 +391,13 @@ TEST_F(EdnsTest, ScopeWithGeoDatabase) {
       GeoResolver::Create(GeoDatabases{.geo = {city}}, GeoFieldPaths{},
                           GeoResolver::Mode::kCompiled, &error);
   ASSERT_TRUE(geo && other) << error;
-  state_->AttachGeo(*other);
+  state_->AttachGeo(*other, nullptr);
   const auto stale_map = state_->geo_regions();
-  state_->AttachGeo(*geo);
+  state_->AttachGeo(*geo, nullptr);
   const auto map = state_->geo_regions();
   ASSERT_TRUE(map && stale_map);
   EXPECT_EQ(map->generation(), geo->generation());
-  state_->AttachGeo(*geo);  // already attached: kept
+  state_->AttachGeo(*geo, nullptr);  // already attached: kept
   EXPECT_EQ(state_->geo_regions(), map);
 
   for (const GeoRegionMap* regions : {static_cast<const GeoRegionMap*>(nullptr),
