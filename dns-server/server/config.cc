@@ -243,7 +243,7 @@ const std::vector<Flag>& Flags() {
       {"geo-reload-interval", "DURATION", "30s",
        "how often geo files are checked",
        Duration(&ServerConfig::geo_reload_interval)},
-      {"workers", "N", "0", "UDP worker threads; 0: one per core",
+      {"workers", "N", "0", "UDP worker threads per listen address; 0: one per core",
        Int(&ServerConfig::workers, 0, 1024)},
       {"udp-batch", "N", "64", "datagrams per recvmmsg/sendmmsg",
        Int(&ServerConfig::udp_batch, 1, 1024)},

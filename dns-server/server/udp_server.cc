@@ -1,9 +1,9 @@
-// UDP workers: poll(sockets + stop) -> drain each readable socket in
-// recvmmsg batches -> Respond into per-slot buffers -> sendmmsg. All buffers
-// are allocated once per worker; the loop allocates nothing per query.
+// UDP workers: block in recvmmsg (MSG_WAITFORONE: the first datagram, then
+// whatever else is queued) -> Respond into per-slot buffers -> sendmmsg. All
+// buffers are allocated once per worker; the loop allocates nothing per query.
 #include "server/udp_server.h"
 
-#include <poll.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -23,9 +23,17 @@ namespace {
 constexpr size_t kMaxQuery = 4096;
 // Our answers never exceed the advertised EDNS size, capped at 4096.
 constexpr size_t kMaxAnswer = 4096;
-// Batches drained from one socket before polling again (fairness between
-// addresses and a bounded time between stop checks).
-constexpr int kBatchesPerWake = 16;
+
+// Receives block (the worker sleeps in recvmmsg, not in poll); sends keep
+// MSG_DONTWAIT: a full send buffer drops an answer rather than stalling reads.
+bool MakeReceivesBlock(int fd, std::string* error) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    *error = "fcntl: " + ErrnoText(errno);
+    return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -49,8 +57,8 @@ struct UdpServer::Worker {
 
   static constexpr size_t kControlSize = CMSG_SPACE(sizeof(uint32_t));
 
-  std::vector<Fd> sockets;              // one per listen address
-  std::vector<uint32_t> overflow_seen;  // last SO_RXQ_OVFL value per socket
+  Fd socket;
+  uint32_t overflow_seen = 0;  // the socket's last SO_RXQ_OVFL value
   Responder responder;
   QueryObserver* observer;
   size_t batch;
@@ -73,17 +81,16 @@ UdpServer::~UdpServer() { Stop(); }
 
 bool UdpServer::Start(std::string* error) {
   const uint64_t seed = options_.seed ? options_.seed : RandomSeed();
-  const int n = std::max(1, options_.workers);
-  for (int w = 0; w < n; ++w) {
-    // Distinct, well-spread seeds per worker from one base.
-    workers_.push_back(std::make_unique<Worker>(
-        options_, context_, seed + 0x9E3779B97F4A7C15ULL * (w + 1)));
-  }
+  const int per_address = std::max(1, options_.workers);
   bound_ = options_.listen;
   for (Endpoint& at : bound_) {
-    for (auto& worker : workers_) {
+    for (int w = 0; w < per_address; ++w) {
+      // Distinct, well-spread seeds per worker from one base.
+      auto worker = std::make_unique<Worker>(
+          options_, context_,
+          seed + 0x9E3779B97F4A7C15ULL * (workers_.size() + 1));
       Fd fd = BindSocket(at, SOCK_DGRAM, error);
-      if (!fd.valid()) return false;
+      if (!fd.valid() || !MakeReceivesBlock(fd.get(), error)) return false;
       // The first bind resolves port 0; the other workers join that port.
       if (at.port == 0) at = LocalEndpoint(fd.get());
       const int one = 1;
@@ -96,8 +103,8 @@ bool UdpServer::Start(std::string* error) {
       }
       socklen_t len = sizeof(rcvbuf_granted_);
       ::getsockopt(fd.get(), SOL_SOCKET, SO_RCVBUF, &rcvbuf_granted_, &len);
-      worker->sockets.push_back(std::move(fd));
-      worker->overflow_seen.push_back(0);
+      worker->socket = std::move(fd);
+      workers_.push_back(std::move(worker));
     }
   }
   // The kernel reports double the usable size it reserved (bookkeeping).
@@ -113,13 +120,16 @@ bool UdpServer::Start(std::string* error) {
   for (const Endpoint& e : bound_) addresses.push_back(e.ToString());
   Log(LogLevel::kInfo, "udp listening",
       {{"addresses", addresses},
-       {"workers", n},
+       {"workers", per_address},
        {"rcvbuf", rcvbuf_granted_ / 2}});
   return true;
 }
 
 void UdpServer::Stop() {
-  stop_.Signal();
+  stopping_.store(true, std::memory_order_release);
+  // On Linux, SHUT_RD on a UDP socket wakes its blocked readers, which then
+  // see the flag (inet_shutdown: ENOTCONN for an unconnected socket, ignored).
+  for (auto& worker : workers_) ::shutdown(worker->socket.get(), SHUT_RD);
   for (auto& worker : workers_) {
     if (worker->thread.joinable()) worker->thread.join();
   }
@@ -138,91 +148,84 @@ UdpStats UdpServer::stats() const {
 }
 
 void UdpServer::Run(Worker& w) {
-  std::vector<pollfd> fds;
-  fds.push_back({stop_.fd(), POLLIN, 0});
-  for (const Fd& fd : w.sockets) fds.push_back({fd.get(), POLLIN, 0});
-
+  const int fd = w.socket.get();
   while (true) {
-    if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) {
-      Log(LogLevel::kError, "udp poll failed", {{"error", ErrnoText(errno)}});
-      return;
+    for (size_t i = 0; i < w.batch; ++i) {
+      msghdr& h = w.in_msgs[i].msg_hdr;
+      h = {};
+      h.msg_name = &w.names[i];
+      h.msg_namelen = sizeof(sockaddr_storage);
+      h.msg_iov = &w.in_iov[i];
+      h.msg_iovlen = 1;
+      h.msg_control = &w.controls[i * Worker::kControlSize];
+      h.msg_controllen = Worker::kControlSize;
     }
-    if (fds[0].revents != 0) return;
-    for (size_t s = 0; s < w.sockets.size(); ++s) {
-      if (fds[s + 1].revents == 0) continue;
-      const int fd = w.sockets[s].get();
-      for (int round = 0; round < kBatchesPerWake; ++round) {
-        for (size_t i = 0; i < w.batch; ++i) {
-          msghdr& h = w.in_msgs[i].msg_hdr;
-          h = {};
-          h.msg_name = &w.names[i];
-          h.msg_namelen = sizeof(sockaddr_storage);
-          h.msg_iov = &w.in_iov[i];
-          h.msg_iovlen = 1;
-          h.msg_control = &w.controls[i * Worker::kControlSize];
-          h.msg_controllen = Worker::kControlSize;
-        }
-        const int got =
-            ::recvmmsg(fd, w.in_msgs.data(), static_cast<unsigned>(w.batch),
-                       MSG_DONTWAIT, nullptr);
-        if (got <= 0) break;  // EAGAIN: drained
-        w.received.Add(static_cast<uint64_t>(got));
+    const int got =
+        ::recvmmsg(fd, w.in_msgs.data(), static_cast<unsigned>(w.batch),
+                   MSG_WAITFORONE, nullptr);
+    if (stopping_.load(std::memory_order_acquire)) return;
+    if (got <= 0) {
+      if (got < 0 && errno != EINTR && errno != EAGAIN) {
+        Log(LogLevel::kError, "udp recvmmsg failed",
+            {{"error", ErrnoText(errno)}});
+        return;
+      }
+      continue;
+    }
+    w.received.Add(static_cast<uint64_t>(got));
 
-        const QueryRefs refs = QueryRefs::Take(context_);
-        QueryMeta meta;
-        meta.transport = Transport::kUdp;
-        meta.now_ms = WallMs();
-        size_t answers = 0;
-        for (int i = 0; i < got; ++i) {
-          msghdr& h = w.in_msgs[i].msg_hdr;
-          for (cmsghdr* c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
-            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
-              uint32_t total = 0;
-              std::memcpy(&total, CMSG_DATA(c), sizeof(total));
-              // A cumulative per-socket count: add what is new.
-              w.kernel_drops.Add(total - w.overflow_seen[s]);
-              w.overflow_seen[s] = total;
-            }
-          }
-          if (h.msg_flags & MSG_TRUNC) {
-            w.dropped.Add(1);
-            continue;
-          }
-          meta.source = Endpoint::FromSockaddr(w.names[i]).ip;
-          uint8_t* out = &w.out_bufs[answers * kMaxAnswer];
-          const size_t size = w.observer->Respond(
-              w.responder, refs, meta,
-              {&w.in_bufs[i * kMaxQuery], w.in_msgs[i].msg_len},
-              {out, kMaxAnswer});
-          if (size == 0) {
-            w.dropped.Add(1);
-            continue;
-          }
-          w.out_iov[answers] = {out, size};
-          msghdr& o = w.out_msgs[answers].msg_hdr;
-          o = {};
-          o.msg_name = &w.names[i];
-          o.msg_namelen = h.msg_namelen;
-          o.msg_iov = &w.out_iov[answers];
-          o.msg_iovlen = 1;
-          answers++;
+    const QueryRefs refs = QueryRefs::Take(context_);
+    QueryMeta meta;
+    meta.transport = Transport::kUdp;
+    meta.now_ms = WallMs();
+    size_t answers = 0;
+    for (int i = 0; i < got; ++i) {
+      msghdr& h = w.in_msgs[i].msg_hdr;
+      for (cmsghdr* c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+          uint32_t total = 0;
+          std::memcpy(&total, CMSG_DATA(c), sizeof(total));
+          // A cumulative per-socket count: add what is new.
+          w.kernel_drops.Add(total - w.overflow_seen);
+          w.overflow_seen = total;
         }
-        for (size_t done = 0; done < answers;) {
-          const int n = ::sendmmsg(fd, &w.out_msgs[done],
-                                   static_cast<unsigned>(answers - done), 0);
-          if (n > 0) {
-            w.sent.Add(static_cast<uint64_t>(n));
-            done += static_cast<size_t>(n);
-          } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            // Send buffer full: UDP may drop; better than stalling reads.
-            w.send_errors.Add(answers - done);
-            break;
-          } else if (errno != EINTR) {
-            w.send_errors.Add(1);  // this datagram failed; try the rest
-            done++;
-          }
-        }
-        if (got < static_cast<int>(w.batch)) break;
+      }
+      if (h.msg_flags & MSG_TRUNC) {
+        w.dropped.Add(1);
+        continue;
+      }
+      meta.source = Endpoint::FromSockaddr(w.names[i]).ip;
+      uint8_t* out = &w.out_bufs[answers * kMaxAnswer];
+      const size_t size = w.observer->Respond(
+          w.responder, refs, meta,
+          {&w.in_bufs[i * kMaxQuery], w.in_msgs[i].msg_len}, {out, kMaxAnswer});
+      if (size == 0) {
+        w.dropped.Add(1);
+        continue;
+      }
+      w.out_iov[answers] = {out, size};
+      msghdr& o = w.out_msgs[answers].msg_hdr;
+      o = {};
+      o.msg_name = &w.names[i];
+      o.msg_namelen = h.msg_namelen;
+      o.msg_iov = &w.out_iov[answers];
+      o.msg_iovlen = 1;
+      answers++;
+    }
+    for (size_t done = 0; done < answers;) {
+      const int n = ::sendmmsg(fd, &w.out_msgs[done],
+                               static_cast<unsigned>(answers - done),
+                               MSG_DONTWAIT);
+      if (n > 0) {
+        w.sent.Add(static_cast<uint64_t>(n));
+        done += static_cast<size_t>(n);
+      } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        // Send buffer full: UDP may drop; better than stalling reads.
+        w.send_errors.Add(answers - done);
+        break;
+      } else if (errno != EINTR) {
+        w.send_errors.Add(1);  // this datagram failed; try the rest
+        done++;
       }
     }
   }

@@ -1,8 +1,9 @@
-// The UDP edge: one worker thread per core, each with its own SO_REUSEPORT
-// socket per listen address (the kernel spreads flows across them), reading
-// and writing in recvmmsg/sendmmsg batches. Every worker owns its Responder
-// (and so its RNG) and its QueryObserver (counters), and takes one reference
-// to the serving state per batch.
+// The UDP edge: per listen address, one thread per worker, each with its own
+// SO_REUSEPORT socket (the kernel spreads flows across them), blocking in
+// recvmmsg for a batch and answering it with sendmmsg: two system calls per
+// batch, no poll. Every thread owns its Responder (and so its RNG) and its
+// QueryObserver (counters), and takes one reference to the serving state per
+// batch.
 #pragma once
 
 #include <atomic>
@@ -19,7 +20,7 @@ namespace ax::dns {
 
 struct UdpOptions {
   std::vector<Endpoint> listen;
-  int workers = 1;
+  int workers = 1;  // threads (and sockets) per listen address
   int batch = 64;
   int rcvbuf = 4 << 20;  // bytes requested per socket
   uint64_t seed = 0;     // 0: random; workers derive their own from it
@@ -43,6 +44,7 @@ class UdpServer {
   // Binds every socket (port 0 resolves to one kernel-chosen port per
   // address, shared by all workers) and starts the workers.
   bool Start(std::string* error);
+  // Wakes every worker (shutdown(SHUT_RD) ends a blocked recvmmsg) and joins.
   void Stop();
 
   // The bound addresses, in --listen order, with real ports.
@@ -59,7 +61,7 @@ class UdpServer {
   const QueryContext context_;
   std::vector<Endpoint> bound_;
   int rcvbuf_granted_ = 0;
-  StopSignal stop_;
+  std::atomic<bool> stopping_{false};
   std::vector<std::unique_ptr<Worker>> workers_;
 };
 
