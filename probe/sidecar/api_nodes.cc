@@ -103,8 +103,8 @@ void ApiNodeSource::Gather() {
     json typed = *object;
     typed["apiVersion"] = kApiVersion;
     typed["kind"] = "Node";
-    const json& name = typed["metadata"]["name"];
-    specs[name.is_string() ? name.get<std::string>() : name.dump()] =
+    // The cache indexes objects by metadata.name: it is there.
+    specs[typed["metadata"].value("name", std::string())] =
         typed.value("spec", json());
     observed.nodes.push_back(std::move(typed));
   }

@@ -137,10 +137,9 @@ std::string SidecarHelpText() {
       "vantage and writes a ProbeReport (on every health change and as a\n"
       "heartbeat). In a cluster it reads the Node objects through the\n"
       "Kubernetes API (--nodes-api; the chart's sidecar does); standalone it\n"
-      "reads YAML manifests (--manifests). Every flag is also read from the "
-      "environment as\n"
-      "AX_PROBE_<FLAG> and from the --config file; precedence: flag > env >\n"
-      "file > default.\n\nflags:\n";
+      "reads YAML manifests (--manifests). Every flag is also read from the\n"
+      "environment as AX_PROBE_<FLAG> and from the --config file;\n"
+      "precedence: flag > env > file > default.\n\nflags:\n";
   text += dns::FlagHelpLines(dns::FlagInfos(Flags()));
   return text;
 }
