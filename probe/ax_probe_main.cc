@@ -45,7 +45,8 @@ int main(int argc, char** argv) {
   }
   Log(LogLevel::kInfo, "ax-probe started",
       {{"vantage", parsed.config.vantage},
-       {"manifests", parsed.config.manifests_dir},
+       {"nodes", parsed.config.nodes_api ? std::string("api")
+                                         : parsed.config.manifests_dir},
        {"report", parsed.config.report}});
   int signal = 0;
   sigwait(&stop_signals, &signal);

@@ -3,9 +3,9 @@
 // what to decode and says what the API connection is doing.
 #include "server/kube_source.h"
 
-#include "ax/kube/config.h"
 #include "ax/kube/resource.h"
 #include "ax/route_table_configmap.h"
+#include "server/kube_connect.h"
 #include "server/log.h"
 
 namespace ax::dns {
@@ -50,29 +50,21 @@ json Typed(const json& config_map) {
 std::unique_ptr<KubeSource> KubeSource::Create(const KubeSourceOptions& options,
                                                SnapshotStore* store,
                                                std::string* error) {
-  kube::Result<kube::Config> config = kube::LoadConfig(options.kubeconfig);
-  if (!config) {
-    *error = "kube config: " + config.error().ToString();
-    return nullptr;
-  }
   kube::ClientOptions client_options;
   client_options.user_agent = "ax-dns";
-  kube::Result<std::unique_ptr<kube::Client>> client =
-      kube::Client::Create(*config, client_options);
-  if (!client) {
-    *error =
-        "kube client (" + config->source + "): " + client.error().ToString();
-    return nullptr;
-  }
+  KubeConnection connection =
+      ConnectKube(options.kubeconfig, client_options, error);
+  if (!connection.client) return nullptr;
   kube::ListWatchOptions selection;
   selection.field_selector = "metadata.name=" + options.name;
   auto source = std::make_unique<KubeSource>(
-      kube::NewListerWatcher(
-          **client, kube::ConfigMaps().In(options.namespace_name), selection),
+      kube::NewListerWatcher(*connection.client,
+                             kube::ConfigMaps().In(options.namespace_name),
+                             selection),
       options, store);
   Log(LogLevel::kInfo, "snapshot source: Kubernetes API",
-      {{"configmap", source->source_}, {"config", config->source}});
-  source->client_ = std::move(*client);
+      {{"configmap", source->source_}, {"config", connection.config_source}});
+  source->client_ = std::move(connection.client);
   return source;
 }
 
@@ -83,52 +75,20 @@ KubeSource::KubeSource(std::unique_ptr<kube::ListerWatcher> lister_watcher,
       name_(options.name),
       source_("configmap:" + ns_ + "/" + name_),
       store_(store) {
-  auto link = std::make_unique<TrackedListerWatcher>(
+  watch_ = std::make_unique<ApiWatch>(
       std::move(lister_watcher),
-      TrackedListerWatcher::Callbacks{
-          .lost =
-              [this](const kube::Error& e) {
-                Log(LogLevel::kWarn,
-                    "snapshot source cannot reach the Kubernetes API; serving "
-                    "the last snapshot and retrying",
-                    {{"configmap", source_}, {"error", e.ToString()}});
-              },
-          .restored =
-              [this] {
-                Log(LogLevel::kInfo,
-                    "snapshot source reaches the Kubernetes API",
-                    {{"configmap", source_}});
-              }});
-  link_ = link.get();
-  reflector.on_error = [this](const kube::Error& e) {
-    // Losses are the link's to log, once; a 410 is routine: relist.
-    if (e.IsGone()) {
-      Log(LogLevel::kInfo, "snapshot source watch expired, listing again",
-          {{"configmap", source_}, {"error", e.ToString()}});
-    } else {
-      Log(LogLevel::kDebug, "snapshot source list or watch failed",
-          {{"configmap", source_}, {"error", e.ToString()}});
-    }
-  };
-  informer_ = std::make_unique<kube::Informer>(
-      std::move(link),
-      kube::InformerOptions{.on_change = [this] { OnChange(); },
-                            .reflector = std::move(reflector)});
+      ApiWatchLabels{.name = "snapshot source",
+                     .keeping = "serving the last snapshot",
+                     .key = "configmap",
+                     .value = source_},
+      [this] { OnChange(); }, std::move(reflector));
 }
 
 KubeSource::~KubeSource() { Stop(); }
 
-void KubeSource::Start() { informer_->Start(); }
+void KubeSource::Start() { watch_->Start(); }
 
-void KubeSource::Stop() { informer_->Stop(); }
-
-KubeSourceStatus KubeSource::status() const {
-  const kube::ReflectorCounters c = informer_->counters();
-  return {.connected = link_->connected(),
-          .relists = c.relists,
-          .watch_restarts = c.watch_restarts,
-          .failures = c.failures};
-}
+void KubeSource::Stop() { watch_->Stop(); }
 
 void KubeSource::Missing() {
   if (missing_) return;
@@ -143,7 +103,7 @@ void KubeSource::Missing() {
 }
 
 void KubeSource::OnChange() {
-  const kube::ObjectPtr config_map = informer_->Get(ns_, name_);
+  const kube::ObjectPtr config_map = watch_->informer().Get(ns_, name_);
   if (!config_map) {
     Missing();
     return;

@@ -4,19 +4,18 @@
 // operator's codec and loaded into the SnapshotStore, as FileSource does for
 // a file: unchanged inputs are not reloaded, a corrupt ConfigMap is refused
 // with the codec's error and the last good snapshot keeps serving. While the
-// API is unreachable the informer retries with backoff; status() says so.
+// API is unreachable the informer retries with backoff; status() says so
+// (the watch itself, its logs and metrics are api_watch.h's).
 #pragma once
 
-#include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "ax/kube/client.h"
-#include "ax/kube/informer.h"
+#include "server/api_watch.h"
 #include "server/snapshot_store.h"
-#include "server/tracked_lister_watcher.h"
 
 namespace ax::dns {
 
@@ -25,13 +24,6 @@ struct KubeSourceOptions {
   std::string kubeconfig;
   std::string namespace_name;
   std::string name;
-};
-
-struct KubeSourceStatus {
-  bool connected = false;  // the last list or watch reached the apiserver
-  uint64_t relists = 0;    // lists after the first (a watch expired: 410)
-  uint64_t watch_restarts = 0;
-  uint64_t failures = 0;  // failed lists and watches
 };
 
 class KubeSource {
@@ -54,7 +46,7 @@ class KubeSource {
   void Start();
   void Stop();
 
-  KubeSourceStatus status() const;
+  ApiWatchStatus status() const { return watch_->status(); }
 
  private:
   void OnChange();  // informer thread
@@ -64,9 +56,8 @@ class KubeSource {
   const std::string name_;
   const std::string source_;  // "configmap:NS/NAME", for logs and the store
   SnapshotStore* const store_;
-  std::unique_ptr<kube::Client> client_;  // outlives informer_ (Create)
-  TrackedListerWatcher* link_ = nullptr;  // owned by informer_
-  std::unique_ptr<kube::Informer> informer_;
+  std::unique_ptr<kube::Client> client_;  // outlives watch_ (Create)
+  std::unique_ptr<ApiWatch> watch_;
 
   // Informer thread only. What the last decode read (payloads and our
   // annotations), good or bad: a relist of the same object is no news.

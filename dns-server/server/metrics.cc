@@ -241,28 +241,10 @@ class Metrics::DataPlane : public prometheus::Collectable {
   // The API source's link to the apiserver (--snapshot-configmap only).
   void SnapshotSource(std::vector<MetricFamily>& out) const {
     if (!s_.kube_source) return;
-    const KubeSourceStatus st = s_.kube_source->status();
-    auto connected = Family(
-        "ax_dns_snapshot_source_connected",
-        "1 while the route-table ConfigMap's list/watch reaches the apiserver",
-        MetricType::Gauge);
-    Add(connected, st.connected ? 1 : 0);
-    auto failures = Family("ax_dns_snapshot_source_errors_total",
-                           "failed lists and watches of the route-table "
-                           "ConfigMap (each followed by a backoff)",
-                           MetricType::Counter);
-    Add(failures, static_cast<double>(st.failures));
-    auto relists = Family("ax_dns_snapshot_source_relists_total",
-                          "lists after the first (a watch expired: 410 Gone)",
-                          MetricType::Counter);
-    Add(relists, static_cast<double>(st.relists));
-    auto restarts = Family("ax_dns_snapshot_source_watch_restarts_total",
-                           "watches after the first (server timeouts, "
-                           "failures, expiries)",
-                           MetricType::Counter);
-    Add(restarts, static_cast<double>(st.watch_restarts));
-    for (auto* f : {&connected, &failures, &relists, &restarts}) {
-      out.push_back(std::move(*f));
+    for (MetricFamily& f :
+         ApiWatchFamilies("ax_dns_snapshot_source", "the route-table ConfigMap",
+                          s_.kube_source->status())) {
+      out.push_back(std::move(f));
     }
   }
 

@@ -3,8 +3,8 @@
 
 #include <chrono>
 
-#include "ax/kube/config.h"
 #include "ax/kube/resource.h"
+#include "server/kube_connect.h"
 
 namespace ax::probe {
 namespace {
@@ -37,25 +37,16 @@ nlohmann::json ProbeReportApplyIntent(ProbeReport report,
 
 std::unique_ptr<ApiReportWriter> ApiReportWriter::Create(
     const ApiReportOptions& options, std::string* error) {
-  kube::Result<kube::Config> config = kube::LoadConfig(options.kubeconfig);
-  if (!config) {
-    *error = "kube config: " + config.error().ToString();
-    return nullptr;
-  }
   kube::ClientOptions client_options;
   client_options.user_agent = "ax-probe";
   client_options.request_timeout = kWriteTimeout;
-  kube::Result<std::unique_ptr<kube::Client>> client =
-      kube::Client::Create(*config, client_options);
-  if (!client) {
-    *error =
-        "kube client (" + config->source + "): " + client.error().ToString();
-    return nullptr;
-  }
-  std::string ns = options.namespace_name.empty() ? config->default_namespace
+  dns::KubeConnection connection =
+      dns::ConnectKube(options.kubeconfig, client_options, error);
+  if (!connection.client) return nullptr;
+  std::string ns = options.namespace_name.empty() ? connection.default_namespace
                                                   : options.namespace_name;
-  return std::unique_ptr<ApiReportWriter>(
-      new ApiReportWriter(std::move(*client), std::move(ns), options));
+  return std::unique_ptr<ApiReportWriter>(new ApiReportWriter(
+      std::move(connection.client), std::move(ns), options));
 }
 
 ApiReportWriter::ApiReportWriter(std::unique_ptr<kube::Client> client,

@@ -48,8 +48,13 @@ const std::vector<Flag>& Flags() {
        TextFlag(&SidecarConfig::config_file)},
       {"manifests", "DIR", "",
        "probe the Nodes with a healthCheck in the YAML manifests in DIR "
-       "(re-read on change)",
+       "(re-read on change); standalone, without Kubernetes",
        TextFlag(&SidecarConfig::manifests_dir)},
+      {"nodes-api", "", "false",
+       "probe the Nodes with a healthCheck among the Node objects in "
+       "--namespace, watched through the Kubernetes API (a Node that fails "
+       "the manifest checks is logged and left out)",
+       BoolFlag(&SidecarConfig::nodes_api), true},
       {"vantage", "NAME", "",
        "this prober's name in reports and metrics (default: the host name)",
        SetVantage},
@@ -62,12 +67,12 @@ const std::vector<Flag>& Flags() {
        "apply; owned by the pod given POD_NAME and POD_UID)",
        BoolFlag(&SidecarConfig::report_api), true},
       {"kubeconfig", "FILE", "",
-       "--report-api: kubeconfig to reach the API (default: $KUBECONFIG, "
-       "in-cluster, ~/.kube/config)",
+       "--nodes-api, --report-api: kubeconfig to reach the API (default: "
+       "$KUBECONFIG, in-cluster, ~/.kube/config)",
        TextFlag(&SidecarConfig::kubeconfig)},
       {"namespace", "NS", "",
-       "--report-api: the report's namespace (default: the kubeconfig's or "
-       "the pod's)",
+       "--nodes-api, --report-api: the namespace of the Nodes and of the "
+       "report (default: the kubeconfig's or the pod's)",
        TextFlag(&SidecarConfig::namespace_name)},
       {"heartbeat", "DURATION", "10s",
        "rewrite the report this often even without a health change",
@@ -84,7 +89,7 @@ const std::vector<Flag>& Flags() {
        "probe tokens: the file DIR/<healthCheck.tokenSecretRef>",
        TextFlag(&SidecarConfig::probe_token_dir)},
       {"reload-debounce", "DURATION", "200ms",
-       "wait this long after a manifest change",
+       "wait this long after a manifest or Node object change",
        DurationFlag(&SidecarConfig::reload_debounce)},
       {"log-level", "LEVEL", "info", "debug, info, warn or error", SetLogLevel},
   };
@@ -111,8 +116,13 @@ SidecarConfigResult ParseSidecarConfig(
       result.config.*field = it->second;
     }
   }
-  if (result.config.manifests_dir.empty()) {
-    result.error = "--manifests DIR is required (see --help)";
+  const bool from_dir = !result.config.manifests_dir.empty();
+  if (from_dir == result.config.nodes_api) {
+    result.error =
+        from_dir ? "--manifests and --nodes-api exclude each other: probe "
+                   "the Nodes of a directory or of the Kubernetes API"
+                 : "what to probe: --manifests DIR (standalone) or "
+                   "--nodes-api (the Node objects; see --help)";
     return result;
   }
   result.ok = true;
@@ -121,12 +131,15 @@ SidecarConfigResult ParseSidecarConfig(
 
 std::string SidecarHelpText() {
   std::string text =
-      "usage: ax-probe --manifests DIR [flags]\n\n"
+      "usage: ax-probe --nodes-api [--report-api] [flags]\n"
+      "       ax-probe --manifests DIR [flags]\n\n"
       "Health prober for Ax: probes every Node with a healthCheck from one\n"
       "vantage and writes a ProbeReport (on every health change and as a\n"
-      "heartbeat). Every flag is also read from the environment as\n"
-      "AX_PROBE_<FLAG> and from the --config file; precedence: flag > env >\n"
-      "file > default.\n\nflags:\n";
+      "heartbeat). In a cluster it reads the Node objects through the\n"
+      "Kubernetes API (--nodes-api; the chart's sidecar does); standalone it\n"
+      "reads YAML manifests (--manifests). Every flag is also read from the\n"
+      "environment as AX_PROBE_<FLAG> and from the --config file;\n"
+      "precedence: flag > env > file > default.\n\nflags:\n";
   text += dns::FlagHelpLines(dns::FlagInfos(Flags()));
   return text;
 }

@@ -16,13 +16,17 @@ namespace ax::probe {
 
 struct SidecarConfig {
   std::string config_file;
-  std::string manifests_dir;  // Nodes with a healthCheck; watched
-  std::string vantage;        // report identity; the host name by default
-  std::string report;         // "-" stdout (one JSON per line), "" none, FILE
+  // What to probe: the Nodes with a healthCheck in the manifests of this
+  // watched directory, or (nodes_api) the Node objects of --namespace
+  // through the Kubernetes API. Exactly one of the two.
+  std::string manifests_dir;
+  bool nodes_api = false;
+  std::string vantage;  // report identity; the host name by default
+  std::string report;   // "-" stdout (one JSON per line), "" none, FILE
   std::chrono::milliseconds heartbeat{10'000};
-  // --report-api: also apply the report through the Kubernetes API, with
-  // --kubeconfig (else $KUBECONFIG, in-cluster) into --namespace (else the
-  // config's / the pod's namespace).
+  // --report-api: also apply the report through the Kubernetes API. It and
+  // --nodes-api reach the API with --kubeconfig (else $KUBECONFIG,
+  // in-cluster) in --namespace (else the config's / the pod's namespace).
   bool report_api = false;
   std::string kubeconfig;
   std::string namespace_name;

@@ -1,8 +1,9 @@
 // Wiring and lifecycle of ProbeSidecar: start order engine -> API writer ->
-// manifests -> watcher -> report writer -> HTTP; stop runs the reverse. The
-// writer thread sleeps until the next heartbeat or a poke (a verdict changed,
-// the node set changed), then builds the report and asks ReportSchedule
-// whether it is due; a due report goes to every destination.
+// node source (manifests + watcher, or the API) -> report writer -> HTTP;
+// stop runs the reverse. The writer thread sleeps until the next heartbeat or
+// a poke (a verdict changed, the node set changed), then builds the report
+// and asks ReportSchedule whether it is due; a due report goes to every
+// destination.
 #include "sidecar/sidecar.h"
 
 #include <httplib.h>
@@ -66,12 +67,25 @@ bool ProbeSidecar::Start(std::string* error) {
         {{"namespace", api_->namespace_name()},
          {"owner_pod", config_.pod_name}});
   }
-  Reload();
-  watcher_ = std::make_unique<dns::DirWatcher>(
-      config_.manifests_dir, dns::WatchOptions{config_.reload_debounce, {}},
-      [this](dns::WatchEvent event) {
-        if (event == dns::WatchEvent::kChanged) Reload();
-      });
+  if (config_.nodes_api) {
+    api_nodes_ = ApiNodeSource::Create(
+        ApiNodesOptions{.kubeconfig = config_.kubeconfig,
+                        .namespace_name = config_.namespace_name,
+                        .debounce = config_.reload_debounce},
+        [this](const controller::GatheredWorld& nodes) {
+          Probe(nodes.world, "api:" + api_nodes_->namespace_name());
+        },
+        error);
+    if (!api_nodes_) return false;
+    api_nodes_->Start();
+  } else {
+    Reload();
+    watcher_ = std::make_unique<dns::DirWatcher>(
+        config_.manifests_dir, dns::WatchOptions{config_.reload_debounce, {}},
+        [this](dns::WatchEvent event) {
+          if (event == dns::WatchEvent::kChanged) Reload();
+        });
+  }
   // Without an output the loop would have nothing to wait for.
   if (output_.enabled() || api_) {
     reporter_ = std::thread([this] { ReportLoop(); });
@@ -87,7 +101,8 @@ bool ProbeSidecar::Start(std::string* error) {
 
 void ProbeSidecar::Stop() {
   http_.Stop();
-  watcher_.reset();              // no more reloads
+  watcher_.reset();  // no more reloads
+  if (api_nodes_) api_nodes_->Stop();
   if (engine_) engine_->Stop();  // no more sink calls
   {
     std::lock_guard lock(mu_);
@@ -114,8 +129,11 @@ void ProbeSidecar::Reload() {
         {{"dir", config_.manifests_dir}, {"errors", loaded.errors.size()}});
     return;
   }
-  WorldTargets targets =
-      ProbeTargetsForWorld(loaded.world, config_.probe_token_dir);
+  Probe(loaded.world, "dir:" + config_.manifests_dir);
+}
+
+void ProbeSidecar::Probe(const World& world, const std::string& source) {
+  WorldTargets targets = ProbeTargetsForWorld(world, config_.probe_token_dir);
   for (const TokenProblem& p : targets.unreadable_tokens) {
     Log(LogLevel::kError, "probe token unreadable; probing without it",
         {{"node", p.node}, {"file", p.file}});
@@ -124,8 +142,8 @@ void ProbeSidecar::Reload() {
   for (const ProbeTarget& t : targets.targets) nodes.push_back(t.node);
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-  Log(LogLevel::kInfo, "manifests loaded",
-      {{"dir", config_.manifests_dir}, {"probed_nodes", nodes.size()}});
+  Log(LogLevel::kInfo, "node set loaded",
+      {{"source", source}, {"probed_nodes", nodes.size()}});
   engine_->SetTargets(std::move(targets.targets));
   {
     std::lock_guard lock(mu_);
@@ -175,8 +193,8 @@ void ProbeSidecar::ReportLoop() {
     const std::optional<int64_t> next = schedule.NextHeartbeatMs();
     const auto due_in = std::chrono::milliseconds(
         next ? std::max<int64_t>(0, *next - MonoMs()) : 0);
-    // Nothing to say before the manifests loaded: an empty report would
-    // claim this vantage probes nothing.
+    // Nothing to say before a node set loaded: an empty report would claim
+    // this vantage probes nothing.
     wake_.wait_for(
         lock,
         loaded_ ? due_in : std::chrono::milliseconds(std::chrono::hours(1)),
@@ -251,7 +269,7 @@ void ProbeSidecar::Route() {
                }
                res.status = 503;
                res.set_content(
-                   "not ready: waiting for the manifests and a first verdict "
+                   "not ready: waiting for the node set and a first verdict "
                    "for every node\n",
                    "text/plain");
              });
@@ -259,6 +277,11 @@ void ProbeSidecar::Route() {
       "/metrics", [this](const httplib::Request& req, httplib::Response& res) {
         auto families = metrics_.Collect();
         families.push_back(WritesFamily());
+        if (api_nodes_) {
+          for (auto& family : api_nodes_->Families()) {
+            families.push_back(std::move(family));
+          }
+        }
         if (dns::PrefersOpenMetrics(req.get_header_value("Accept"))) {
           res.set_content(dns::SerializeOpenMetrics(families),
                           dns::kOpenMetricsContentType);

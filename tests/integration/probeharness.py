@@ -99,13 +99,16 @@ def rfc3339_seconds(text: str) -> float:
 class AxProbe:
     """One ax-probe process; its stdout reports are collected as (time, document)."""
 
-    def __init__(self, manifests: Path, workdir: Path, extra: list[str] | None = None,
+    def __init__(self, manifests: Path | None, workdir: Path, extra: list[str] | None = None,
                  vantage: str = "it-probe-a", env: dict[str, str] | None = None):
+        """manifests None: no --manifests (`extra` says where the Nodes come from,
+        e.g. --nodes-api)."""
         self.log_path = workdir / "ax-probe.log"
         self.reports: list[tuple[float, dict]] = []
         self.lock = threading.Lock()
         self.cond = threading.Condition(self.lock)
-        cmd = [str(ax_probe_binary()), "--manifests", str(manifests), "--vantage", vantage,
+        source = ["--manifests", str(manifests)] if manifests is not None else []
+        cmd = [str(ax_probe_binary()), *source, "--vantage", vantage,
                "--http-listen", "127.0.0.1:0", "--reload-debounce", "50ms"] + (extra or [])
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log,

@@ -1,8 +1,8 @@
 """tests/e2e/kind without a Docker engine: the scripts pass bash -n and shellcheck, the
 kind config maps one host port to the ax-dns node port over UDP and TCP, the demo
-backends stand in for every quickstart health check on its port, the e2e probe's Role is
-deploy/rbac's, the Helm values run.sh sets exist in the chart, and the workflow pins the
-versions the README names."""
+backends stand in for every quickstart health check on its port, the probing is the
+chart's sidecars' (no probe of the e2e's own), the Helm values run.sh sets exist in the
+chart, and the workflow pins the versions the README names."""
 
 from __future__ import annotations
 
@@ -147,15 +147,18 @@ def test_demo_backends_bind_where_asked(tmp_path):
         proc.wait(timeout=10)
 
 
-def test_e2e_probe_role_is_deploy_rbac_probe_role():
-    ours = demo_objects()[("Role", "ax-e2e-probe-reports")]["rules"]
-    rbac = {(d["kind"], d["metadata"]["name"]): d for d in
-            yaml.safe_load_all((REPO / "deploy" / "rbac" / "ax-dns.yaml").read_text()) if d}
-    assert ours == rbac[("Role", "ax-probe-reports")]["rules"]
-    probe = demo_objects()[("Deployment", "ax-e2e-probe")]["spec"]["template"]["spec"]
-    assert probe["containers"][0]["image"] == "AX_PROBE_IMAGE"
-    assert "--report-api" in probe["containers"][0]["args"]
-    assert probe["serviceAccountName"] == "ax-e2e-probe"
+def test_the_charts_sidecars_probe_no_probe_of_the_e2e_own():
+    """The Nodes reach the probe through the API (the chart's --nodes-api sidecar): no
+    ax-probe workload, account or Node ConfigMap of the e2e's own."""
+    kinds = {kind for kind, _ in demo_objects()}
+    assert kinds == {"Deployment", "Service"}
+    assert set(demo_objects()) == {("Deployment", "ax-demo-backends"),
+                                   ("Service", "ax-demo-backends")}
+    run = (KIND / "run.sh").read_text()
+    assert "AX_PROBE_IMAGE" not in run and "ax-e2e-nodes" not in run
+    assert 'kc apply -f "$here/demo.yaml"' in run
+    args = (REPO / "helm" / "ax" / "templates" / "dns.yaml").read_text()
+    assert "- --nodes-api" in args
 
 
 def test_helm_values_run_sh_sets_exist_in_the_chart():

@@ -1,12 +1,16 @@
-"""ax-probe --report-api against a real kube-apiserver (kubecp.py, fixture `kube`) with
-the CRDs of crds/ applied.
+"""ax-probe --report-api and --nodes-api against a real kube-apiserver (kubecp.py,
+fixture `kube`) with the CRDs of crds/ applied.
 
-ax-probe probes two Python HTTP backends on loopback and applies its ProbeReport as
-the ServiceAccount ax-dns of deploy/rbac/ax-dns.yaml (create/patch on probereports
-only; the sidecar shares the ax-dns pod's account). The report must appear in the API
-having passed the CRD's server-side validation, follow a backend's health change, and
-carry an ownerReference to the pod named by POD_NAME/POD_UID. A token without rights
-is refused, counted and logged while probing and the stdout reports go on.
+ax-probe probes Python HTTP backends on loopback and applies its ProbeReport as the
+ServiceAccount ax-dns of deploy/rbac/ax-dns.yaml (read Nodes, create/patch
+probereports; the sidecar shares the ax-dns pod's account). The report must appear in
+the API having passed the CRD's server-side validation, follow a backend's health
+change, and carry an ownerReference to the pod named by POD_NAME/POD_UID. A token
+without rights is refused, counted and logged while probing and the stdout reports go
+on. With --nodes-api and no manifests, the Nodes come from the API: Node objects
+created, edited and deleted with kubectl are followed by the report, a Node that fails
+Ax's checks is left out by name while the others are probed, and an account that may
+not read Nodes gets no node set (and says why).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import time
 import pytest
 
 from axharness import REPO
-from probeharness import AxProbe, Backend, write_node_manifests
+from probeharness import AxProbe, Backend, node_manifest, write_node_manifests
 
 NS = "ax-system"
 RBAC = REPO / "deploy" / "rbac" / "ax-dns.yaml"
@@ -138,6 +142,104 @@ def test_refused_writes_do_not_stop_probing(cluster, tmp_path, manifests, backen
                    if "report API write failed" in line]
         assert refused and "403" in refused[0]["error"], probe.log()[-3000:]
         assert api_report(cluster, "pod-b") is None
+    finally:
+        rc = probe.stop()
+    assert rc == 0, probe.log()[-4000:]
+
+
+def apply_node(cluster, name: str, index: int, backend: Backend,
+               check_extra: str = "") -> None:
+    """node_manifest through kubectl; `check_extra` is appended to its healthCheck."""
+    manifest = node_manifest(name, index, backend.port, interval_ms=200, timeout_ms=200,
+                             failure_threshold=2, success_threshold=2)
+    assert manifest.endswith("successThreshold: 2\n")
+    cluster.kubectl("apply", "-n", NS, "-f", "-",
+                    input=manifest + (f"    {check_extra}\n" if check_extra else ""))
+
+
+def start_api_probe(cluster, tmp_path, account: str, vantage: str) -> AxProbe:
+    kubeconfig = cluster.token_kubeconfig(tmp_path / f"{account}.kubeconfig",
+                                          cluster.token(account, NS), NS)
+    return AxProbe(None, tmp_path, vantage=vantage, env=POD, extra=[
+        "--nodes-api", "--report-api", "--kubeconfig", str(kubeconfig),
+        "--heartbeat", "1s"])
+
+
+def gauge(probe: AxProbe, name: str) -> float | None:
+    status, _, body = probe.get("/metrics")
+    assert status == 200
+    for line in body.splitlines():
+        if line.startswith(f"{name} "):
+            return float(line.split()[-1])
+    return None
+
+
+def test_nodes_from_the_api_follow_kubectl(cluster, tmp_path):
+    """No --manifests: the probed set is the namespace's Node objects, as the chart's
+    sidecar runs (ax-dns's account)."""
+    backends = {name: Backend() for name in ("a1", "a2", "a3", "failing")}
+    backends["failing"].set_status(500)
+    probe = None
+    try:
+        apply_node(cluster, "api-n1", 0, backends["a1"])
+        apply_node(cluster, "api-n2", 1, backends["a2"])
+        probe = start_api_probe(cluster, tmp_path, "ax-dns", "pod-api")
+        wait_api_report(cluster, "pod-api", lambda rs: set(rs) == {"api-n1", "api-n2"}
+                        and all(r["health"] == "Up" for r in rs.values()))
+        assert gauge(probe, "ax_probe_nodes_source_connected") == 1
+        assert gauge(probe, "ax_probe_nodes_source_rejected") == 0
+
+        # Created: probed and reported.
+        apply_node(cluster, "api-n3", 2, backends["a3"])
+        wait_api_report(cluster, "pod-api", lambda rs: rs.get("api-n3", {}).get(
+            "health") == "Up")
+        # Edited: api-n1's check now hits a failing endpoint; its health follows.
+        started = time.monotonic()
+        apply_node(cluster, "api-n1", 0, backends["failing"])
+        wait_api_report(cluster, "pod-api", lambda rs: rs["api-n1"]["health"] == "Down")
+        print(f"\napi-n1 Down in the report {time.monotonic() - started:.2f} s after "
+              "kubectl apply moved its check (watch, 50 ms debounce, threshold 2 x 200 ms)")
+        # Deleted: gone from the report.
+        cluster.kubectl("delete", "axnode", "api-n2", "-n", NS)
+        wait_api_report(cluster, "pod-api", lambda rs: set(rs) == {"api-n1", "api-n3"})
+
+        # Valid for the CRD (its expectStatus schema does not reach into a list), not
+        # for Ax: left out by name, the others still probed.
+        apply_node(cluster, "api-bad", 3, backends["a3"], check_extra="expectStatus: [999]")
+        deadline = time.monotonic() + 10
+        while gauge(probe, "ax_probe_nodes_source_rejected") != 1:
+            assert time.monotonic() < deadline, probe.log()[-3000:]
+            time.sleep(0.1)
+        rejected = [json.loads(line) for line in probe.log().splitlines()
+                    if "Node rejected" in line]
+        assert rejected[0]["object"] == "Node/api-bad", rejected
+        assert rejected[0]["field"].startswith("spec.healthCheck.expectStatus"), rejected
+        assert "999" in rejected[0]["error"], rejected
+        time.sleep(1.5)  # a heartbeat later
+        assert set(r["node"] for r in api_report(cluster, "pod-api")["spec"]["results"]) \
+            == {"api-n1", "api-n3"}
+    finally:
+        rc = probe.stop() if probe else 0
+        cluster.kubectl("delete", "axnode", "--all", "-n", NS, check=False)
+        for b in backends.values():
+            b.stop()
+    assert rc == 0, probe.log()[-4000:]
+
+
+def test_nodes_api_without_read_rights_says_so(cluster, tmp_path):
+    probe = start_api_probe(cluster, tmp_path, "ax-nobody", "pod-c")
+    try:
+        deadline = time.monotonic() + 10
+        while not any("node source cannot reach the Kubernetes API" in line
+                      for line in probe.log().splitlines()):
+            assert time.monotonic() < deadline, probe.log()[-3000:]
+            time.sleep(0.1)
+        assert "403" in probe.log()
+        assert gauge(probe, "ax_probe_nodes_source_connected") == 0
+        assert gauge(probe, "ax_probe_nodes_source_errors_total") >= 1
+        status, _, body = probe.get("/readyz")
+        assert status == 503 and "node set" in body
+        assert probe.count() == 0  # no node set, no report
     finally:
         rc = probe.stop()
     assert rc == 0, probe.log()[-4000:]

@@ -2,8 +2,9 @@
 # End-to-end on a kind cluster (needs Docker, kind, kubectl, helm, dig; see README.md):
 # builds the three images (docker/Dockerfile), loads them into a fresh cluster made from
 # kind-config.yaml (DNS on the host's 127.0.0.1:15353, UDP and TCP, to the NodePort),
-# installs helm/ax, applies examples/quickstart, stands in demo health endpoints and one
-# ax-probe vantage (demo.yaml), then checks through dig with ECS:
+# installs helm/ax, applies examples/quickstart and stands in demo health endpoints
+# (demo.yaml); the chart's ax-probe sidecars read the Nodes through the API and probe
+# them. Then checks through dig with ECS:
 #   geo      three client areas get their region's nodes (UDP, and once over TCP)
 #   disable  Node gz-01 adminState Disabled -> its clients go to the fallback region; back
 #   health   gz-01's health endpoint stopped -> Node Down -> fallback; started -> back
@@ -165,12 +166,12 @@ if ! kubectl --context "kind-$CLUSTER" get crd nodes.gslb.ax.io >/dev/null 2>&1;
 fi
 kc wait --for=condition=Ready pod --all --timeout=180s
 
-# --- the quickstart, demo backends and the e2e's probe vantage ---------------------
+# --- the quickstart and demo backends -----------------------------------------------
 log "kubectl apply examples/quickstart"
 kc apply -f "$repo/examples/quickstart/"
 kc create configmap ax-demo-backends-script --from-file="$repo/scripts/demo_backends.py" \
   --dry-run=client -o yaml | kc apply -f -
-sed "s|AX_PROBE_IMAGE|$REGISTRY/ax-probe:$TAG|" "$here/demo.yaml" | kc apply -f -
+kc apply -f "$here/demo.yaml"
 kc rollout status deploy/ax-demo-backends --timeout=180s
 backends_ip="$(kc get service ax-demo-backends -o jsonpath='{.spec.clusterIP}')"
 # Health checks at the demo backends (plain HTTP: the probe has no CA for a demo
@@ -184,13 +185,9 @@ done
 kc patch axreg cn-south-telecom --type merge -p '{"spec":{"match":{"cidrs":["113.108.0.0/16"]}}}'
 kc patch axreg cn-north-unicom --type merge -p '{"spec":{"match":{"cidrs":["123.125.0.0/16"]}}}'
 kc patch axreg us-west --type merge -p '{"spec":{"match":{"cidrs":["8.0.0.0/8"]}}}'
-kc get axnode -o yaml >"${TMPDIR:-/tmp}/ax-e2e-nodes.yaml"
-kc create configmap ax-e2e-nodes --from-file=nodes.yaml="${TMPDIR:-/tmp}/ax-e2e-nodes.yaml" \
-  --dry-run=client -o yaml | kc apply -f -
-kc rollout status deploy/ax-e2e-probe --timeout=180s
 
 # --- checks ------------------------------------------------------------------------
-log "waiting for every Node Up (ProbeReports -> operator quorum -> Node status)"
+log "waiting for every Node Up (sidecar ProbeReports -> operator quorum -> Node status)"
 if wait_until 120 all_nodes_up; then pass "health: every quickstart Node Up"; else
   fail "health: Nodes not all Up: $(kc get axnode -o jsonpath='{range .items[*]}{.metadata.name}={.status.health} {end}')"
 fi

@@ -56,13 +56,19 @@ def test_rbac_is_namespaced_and_least_privilege():
     kinds = {d["kind"] for d in docs}
     assert not kinds & {"ClusterRole", "ClusterRoleBinding"}
     roles = {d["metadata"]["name"]: d["rules"] for d in docs if d["kind"] == "Role"}
-    assert set(roles) == {"ax-operator", "ax-dns-route-table", "ax-probe-reports"}
+    assert set(roles) == {"ax-operator", "ax-dns-route-table", "ax-probe"}
     for rules in roles.values():
         for rule in rules:
             assert "secrets" not in rule["resources"] and "*" not in rule["verbs"]
     assert roles["ax-dns-route-table"] == [{
         "apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["ax-route-table"],
         "verbs": ["get", "list", "watch"]}]
+    # The sidecar reads the Nodes it probes and writes only its ProbeReport.
+    assert roles["ax-probe"] == [
+        {"apiGroups": ["gslb.ax.io"], "resources": ["nodes"],
+         "verbs": ["get", "list", "watch"]},
+        {"apiGroups": ["gslb.ax.io"], "resources": ["probereports"],
+         "verbs": ["create", "patch"]}]
     renamed = documents(render("dns-only"))
     role = by_kind_name(renamed)[("Role", "ax-dns-route-table")]
     assert role["rules"][0]["resourceNames"] == ["edge-routes"]
@@ -245,6 +251,9 @@ def test_dns_workload_kinds_and_services():
     assert {p["protocol"]: p["nodePort"] for p in svc["ports"]} == {"UDP": 30053, "TCP": 30053}
     probe = container(list(ds.values()), ("DaemonSet", "ax-dns"), "ax-probe")
     assert "--report-api" in probe["args"] and "--vantage=$(POD_NAME)" in probe["args"]
+    # The Nodes come from the API, not a mounted directory.
+    assert "--nodes-api" in probe["args"]
+    assert not any(a.startswith("--manifests") for a in probe["args"])
     downward = {e["name"]: e["valueFrom"]["fieldRef"]["fieldPath"] for e in probe["env"]}
     assert downward == {"POD_NAME": "metadata.name", "POD_UID": "metadata.uid"}
     metrics = {(k, n) for k, n in ds if k == "Service"}

@@ -6,11 +6,13 @@ Pod Security admission warning on the "restricted" profile. Then the three binar
 as local processes with TokenRequest tokens of the service accounts THE CHART created,
 so only the chart's RBAC authorises them: ax-operator with the chart's own Deployment
 args, ax-dns with the chart's rendered config file (listen/HTTP addresses and geo files
-overridden for loopback), ax-probe with the sidecar's flags (--report-api) as the ax-dns
-pod's account; examples/quickstart applied with kubectl; dig with ECS sees the geo
-answers and, after one node's health endpoint fails, the failover. The accounts cannot
-do more than they need: a Secret create, a Node spec write and another ConfigMap are
-denied. Last, the README's kubectl walkthrough runs as written against the release."""
+overridden for loopback), ax-probe with the sidecar's flags (--nodes-api --report-api:
+the Nodes it probes come from the API, nothing is mounted) as the ax-dns pod's account;
+examples/quickstart applied with kubectl, its Nodes' checks pointed at local backends;
+dig with ECS sees the geo answers and, after one node's health endpoint fails, the
+failover. The accounts cannot do more than they need: a Secret create, a Node spec
+write, reading Regions or Domains and another ConfigMap are denied. Last, the README's
+kubectl walkthrough runs as written against the release."""
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ import pytest
 from axharness import QUICKSTART, REPO, AxDns, running
 from chart import CHART, GOLDEN, HERE, NAMESPACE, RELEASE, helm, values_sets
 from operatorharness import AxOperator, route_table, token_kubeconfig, wait_for
-from probeharness import AxProbe, Backend, write_node_manifests
+from probeharness import AxProbe, Backend
 
 QUICKSTART_NODES = ["gz-01", "gz-02", "bj-01", "bj-02", "sj-01", "sj-02"]
 # ECS subnet -> the quickstart's answer for www.example.test with every node Up (as in
@@ -68,7 +70,7 @@ def test_helm_install_creates_the_crds_and_objects(kube, installed):
                  "service/ax-dns-metrics", "service/ax-operator-metrics",
                  "serviceaccount/ax-operator", "serviceaccount/ax-dns",
                  "role.rbac.authorization.k8s.io/ax-dns-route-table",
-                 "role.rbac.authorization.k8s.io/ax-probe-reports",
+                 "role.rbac.authorization.k8s.io/ax-probe",
                  "poddisruptionbudget.policy/ax-operator", "configmap/ax-dns-config",
                  "configmap/ax-dashboard"):
         assert name in objects, (name, objects)
@@ -162,19 +164,31 @@ def backends():
         b.stop()
 
 
+def point_checks_at(kube, backends) -> None:
+    """Each quickstart Node's healthCheck -> its local backend (plain HTTP on loopback,
+    fast), as an operator would edit the Nodes: the probe reads them from the API."""
+    for name, backend in backends.items():
+        check = {"protocol": "HTTP", "address": "127.0.0.1", "port": backend.port,
+                 "path": "/healthz", "timeout": "300ms", "interval": "300ms",
+                 "failureThreshold": 2, "successThreshold": 2,
+                 "host": None, "expectStatus": None, "bodyMatch": None}
+        kube.kubectl("patch", "axnode", name, "-n", NAMESPACE, "--type=merge", "-p",
+                     json.dumps({"spec": {"healthCheck": check}}))
+
+
 @pytest.fixture(scope="module")
 def probe(kube, tokens, quickstart, backends, tmp_path_factory):
     """ax-probe with the chart sidecar's flags as the chart's ax-dns account (the sidecar
-    shares the pod's); the harness sets what the pod would (manifests directory, vantage
-    = POD_NAME, HTTP on loopback). Local health endpoints stand in for the quickstart's
-    six nodes."""
+    shares the pod's): the Nodes come from the API (--nodes-api), nothing is mounted.
+    The harness sets what the pod would (vantage = POD_NAME, HTTP on loopback). Local
+    health endpoints stand in for the quickstart's six nodes."""
     tmp = tmp_path_factory.mktemp("probe")
-    manifests = write_node_manifests(tmp / "nodes", backends, interval_ms=300,
-                                     timeout_ms=300)
+    point_checks_at(kube, backends)
     args = [a for a in container_args(kube, "ax-dns", "ax-probe")
-            if not a.startswith(("--manifests=", "--vantage=", "--http-listen="))]
-    assert "--report-api" in args and "--report=" in args
-    p = AxProbe(manifests, tmp, vantage=POD["POD_NAME"], env=POD,
+            if not a.startswith(("--vantage=", "--http-listen="))]
+    assert "--nodes-api" in args and "--report-api" in args and "--report=" in args
+    assert not any(a.startswith("--manifests") for a in args)
+    p = AxProbe(None, tmp, vantage=POD["POD_NAME"], env=POD,
                 extra=[*args, "--kubeconfig", str(tokens["ax-dns"])])
     yield p
     assert p.stop() == 0, p.log()[-4000:]
@@ -224,6 +238,8 @@ def test_probe_reports_as_the_chart_account(kube, operator, probe):
 
     item = wait_for("ax-probe's ProbeReport with every node Up", report, 30, 0.3)
     assert item["spec"]["vantage"] == POD["POD_NAME"]
+    status, _, metrics = probe.get("/metrics")
+    assert status == 200 and "\nax_probe_nodes_source_connected 1" in metrics
     (owner,) = item["metadata"]["ownerReferences"]
     assert (owner["kind"], owner["name"], owner["uid"]) == ("Pod", POD["POD_NAME"],
                                                             POD["POD_UID"])
@@ -267,7 +283,8 @@ def test_failover_through_the_chart_accounts(kube, dns, probe, backends):
     ("ax-dns", ["patch", "axnode", "gz-01", "--type=merge", "-p",
                 '{"spec":{"adminState":"Disabled"}}']),
     ("ax-dns", ["get", "configmap", "ax-dns-config"]),
-    ("ax-dns", ["get", "axnode"]),
+    ("ax-dns", ["get", "axreg"]),
+    ("ax-dns", ["get", "axdom"]),
     ("ax-dns", ["create", "configmap", "x"]),
     ("ax-operator", ["create", "secret", "generic", "stolen", "--from-literal=a=b"]),
     ("ax-operator", ["patch", "axnode", "gz-01", "--type=merge", "-p",
@@ -284,6 +301,8 @@ def test_chart_accounts_are_denied_what_they_do_not_need(kube, tokens, quickstar
 
 @pytest.mark.parametrize("account, verb, resource, extra", [
     ("ax-dns", "watch", "configmaps/ax-route-table", []),
+    ("ax-dns", "list", "nodes.gslb.ax.io", []),
+    ("ax-dns", "watch", "nodes.gslb.ax.io", []),
     ("ax-dns", "patch", "probereports.gslb.ax.io", []),
     ("ax-operator", "update", "nodes.gslb.ax.io", ["--subresource=status"]),
     ("ax-operator", "delete", "configmaps", []),

@@ -62,7 +62,12 @@ TEST(SidecarConfigTest, FlagsBeatEnvBeatsFile) {
 }
 
 TEST(SidecarConfigTest, Refusals) {
-  EXPECT_EQ(Parse({}).error, "--manifests DIR is required (see --help)");
+  EXPECT_EQ(Parse({}).error,
+            "what to probe: --manifests DIR (standalone) or --nodes-api (the "
+            "Node objects; see --help)");
+  EXPECT_EQ(Parse({"--manifests", "/m", "--nodes-api"}).error,
+            "--manifests and --nodes-api exclude each other: probe the Nodes "
+            "of a directory or of the Kubernetes API");
   EXPECT_EQ(Parse({"--manifests", "/m", "--heartbeat", "soon"})
                 .error.rfind("--heartbeat: ", 0),
             0u);
@@ -90,6 +95,16 @@ TEST(SidecarConfigTest, ReportApiAndThePodFromTheDownwardApi) {
   EXPECT_FALSE(Parse({"--manifests", "/m"}).config.report_api);
 }
 
+TEST(SidecarConfigTest, NodesApiInsteadOfManifests) {
+  const auto r = Parse({"--nodes-api", "--report-api"},
+                       {{"AX_PROBE_NAMESPACE", "ax-system"}});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.config.nodes_api);
+  EXPECT_EQ(r.config.manifests_dir, "");
+  EXPECT_EQ(r.config.namespace_name, "ax-system");
+  EXPECT_FALSE(Parse({"--manifests", "/m"}).config.nodes_api);
+}
+
 TEST(SidecarConfigTest, HelpListsEveryFlag) {
   const auto r = Parse({"--help"});
   EXPECT_TRUE(r.ok);
@@ -99,7 +114,7 @@ TEST(SidecarConfigTest, HelpListsEveryFlag) {
        {"--manifests DIR", "--vantage NAME", "--report FILE",
         "--heartbeat DURATION", "--http-listen ADDR:PORT", "--probe-ca FILE",
         "--probe-insecure", "--probe-token-dir DIR", "--log-level LEVEL",
-        "--report-api", "--kubeconfig FILE", "--namespace NS",
+        "--report-api", "--nodes-api", "--kubeconfig FILE", "--namespace NS",
         "AX_PROBE_<FLAG>"}) {
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
   }

@@ -1,0 +1,141 @@
+// ApiNodeSource (api_nodes.h): informer -> debounce -> GatherWorld -> the
+// sidecar. The kind is set on every object because list items may come
+// without one, and the parser checks it.
+#include "sidecar/api_nodes.h"
+
+#include <utility>
+
+#include "ax/kube/resource.h"
+#include "server/kube_connect.h"
+#include "server/log.h"
+
+namespace ax::probe {
+namespace {
+
+using dns::Log;
+using dns::LogLevel;
+using nlohmann::json;
+
+kube::Resource Nodes() { return {kApiGroup, "v1alpha1", "nodes"}; }
+
+}  // namespace
+
+std::unique_ptr<ApiNodeSource> ApiNodeSource::Create(
+    const ApiNodesOptions& options, OnNodes on_nodes, std::string* error) {
+  // A client of its own: the report writer's short request timeout would cut
+  // a watch that is quiet for minutes.
+  kube::ClientOptions client_options;
+  client_options.user_agent = "ax-probe";
+  dns::KubeConnection connection =
+      dns::ConnectKube(options.kubeconfig, client_options, error);
+  if (!connection.client) return nullptr;
+  std::string ns = options.namespace_name.empty() ? connection.default_namespace
+                                                  : options.namespace_name;
+  auto source = std::make_unique<ApiNodeSource>(
+      kube::NewListerWatcher(*connection.client, Nodes().In(ns)), ns,
+      options.debounce, std::move(on_nodes));
+  Log(LogLevel::kInfo, "node source: Kubernetes API",
+      {{"namespace", ns}, {"config", connection.config_source}});
+  source->client_ = std::move(connection.client);
+  return source;
+}
+
+ApiNodeSource::ApiNodeSource(
+    std::unique_ptr<kube::ListerWatcher> lister_watcher,
+    std::string namespace_name, std::chrono::milliseconds debounce,
+    OnNodes on_nodes, kube::ReflectorOptions reflector)
+    : namespace_(std::move(namespace_name)),
+      debounce_(debounce),
+      on_nodes_(std::move(on_nodes)) {
+  watch_ = std::make_unique<dns::ApiWatch>(
+      std::move(lister_watcher),
+      dns::ApiWatchLabels{.name = "node source",
+                          .keeping = "probing the last node set",
+                          .key = "namespace",
+                          .value = namespace_},
+      [this] { MarkDirty(); }, std::move(reflector));
+}
+
+ApiNodeSource::~ApiNodeSource() { Stop(); }
+
+void ApiNodeSource::Start() {
+  thread_ = std::thread([this] { Run(); });
+  watch_->Start();
+}
+
+void ApiNodeSource::Stop() {
+  watch_->Stop();
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void ApiNodeSource::MarkDirty() {
+  {
+    std::lock_guard lock(mu_);
+    dirty_ = true;
+  }
+  wake_.notify_all();
+}
+
+void ApiNodeSource::Run() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    wake_.wait(lock, [this] { return stopping_ || dirty_; });
+    // The first list and an apply of many Nodes arrive as a burst of
+    // changes: let it settle into one load.
+    wake_.wait_for(lock, debounce_, [this] { return stopping_; });
+    if (stopping_) return;
+    dirty_ = false;
+    lock.unlock();
+    Gather();
+    lock.lock();
+  }
+}
+
+void ApiNodeSource::Gather() {
+  controller::ObservedState observed;
+  json specs = json::object();
+  for (const kube::ObjectPtr& object : watch_->informer().List()) {
+    json typed = *object;
+    typed["apiVersion"] = kApiVersion;
+    typed["kind"] = "Node";
+    // The cache indexes objects by metadata.name: it is there.
+    specs[typed["metadata"].value("name", std::string())] =
+        typed.value("spec", json());
+    observed.nodes.push_back(std::move(typed));
+  }
+  if (last_specs_ && *last_specs_ == specs) return;
+  last_specs_ = std::move(specs);
+
+  controller::GatheredWorld gathered = controller::GatherWorld(observed);
+  for (const auto& [object, errors] : gathered.invalid) {
+    for (const ManifestError& e : errors) {
+      Log(LogLevel::kError, "Node rejected; probing the others without it",
+          {{"namespace", namespace_},
+           {"object", object},
+           {"field", e.field},
+           {"error", e.message}});
+    }
+  }
+  rejected_.store(gathered.invalid.size());
+  on_nodes_(gathered);
+}
+
+std::vector<prometheus::MetricFamily> ApiNodeSource::Families() const {
+  std::vector<prometheus::MetricFamily> families = dns::ApiWatchFamilies(
+      "ax_probe_nodes_source", "the Node objects", status());
+  prometheus::ClientMetric rejected;
+  rejected.gauge.value = static_cast<double>(rejected_.load());
+  families.push_back({"ax_probe_nodes_source_rejected",
+                      "Nodes left out of the probed set: they fail the "
+                      "manifest parser or checks (logged by name)",
+                      prometheus::MetricType::Gauge,
+                      {std::move(rejected)}});
+  return families;
+}
+
+}  // namespace ax::probe
