@@ -213,9 +213,9 @@ void UdpServer::Run(Worker& w) {
       answers++;
     }
     for (size_t done = 0; done < answers;) {
-      const int n = ::sendmmsg(fd, &w.out_msgs[done],
-                               static_cast<unsigned>(answers - done),
-                               MSG_DONTWAIT);
+      const int n =
+          ::sendmmsg(fd, &w.out_msgs[done],
+                     static_cast<unsigned>(answers - done), MSG_DONTWAIT);
       if (n > 0) {
         w.sent.Add(static_cast<uint64_t>(n));
         done += static_cast<size_t>(n);
