@@ -221,6 +221,19 @@ class AxDns:
                 lines.append({"msg": raw})
         return lines
 
+    def wait_for_log(self, msg: str, timeout: float = 10.0) -> dict:
+        """The first log line whose msg is `msg`, polled until it is written (listeners
+        other than UDP/TCP/HTTP may log after the server is ready)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            line = next((x for x in self.log_lines() if x.get("msg") == msg), None)
+            if line is not None:
+                return line
+            if time.monotonic() > deadline:
+                raise HarnessError(f"no \"{msg}\" log line in {timeout} s:\n"
+                                   f"{self.log_path.read_text()}")
+            time.sleep(0.05)
+
     def _wait_for_ports(self, deadline: float) -> None:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

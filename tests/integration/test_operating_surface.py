@@ -44,9 +44,8 @@ def ax(tmp_path_factory):
     except HarnessError as e:
         pytest.fail(str(e))
     server.decisions = decisions
-    server.redirect = next(line["address"] for line in server.log_lines()
-                           if line.get("msg") == "redirect listening")
     try:
+        server.redirect = server.wait_for_log("redirect listening")["address"]
         yield server
     finally:
         server.stop()
