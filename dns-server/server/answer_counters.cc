@@ -19,8 +19,8 @@ AnswerCells::AnswerCells(std::shared_ptr<const ServingState> s)
   const Snapshot& snapshot = state->snapshot();
   columns = snapshot.regions.size() + 1;
   const size_t domains = snapshot.domains.size();
-  by_region = std::make_unique<Cell[]>(domains * columns);
-  by_node = std::make_unique<Cell[]>(domains * snapshot.nodes.size());
+  by_region = std::make_unique<Counter[]>(domains * columns);
+  by_node = std::make_unique<Counter[]>(domains * snapshot.nodes.size());
 }
 
 AnswerCounter::~AnswerCounter() {

@@ -26,8 +26,8 @@ struct AnswerCells {
 
   std::shared_ptr<const ServingState> state;  // for names; pins the address
   size_t columns = 0;  // regions + 1 (the last: unclassified clients)
-  std::unique_ptr<Cell[]> by_region;  // domain * columns + region
-  std::unique_ptr<Cell[]> by_node;    // domain * nodes + node
+  std::unique_ptr<Counter[]> by_region;  // domain * columns + region
+  std::unique_ptr<Counter[]> by_node;    // domain * nodes + node
   AnswerCells* next = nullptr;
 };
 

@@ -6,23 +6,13 @@
 #pragma once
 
 #include <array>
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-namespace ax::dns {
+#include "server/counter.h"
 
-// A counter with a single writer: cheaper than fetch_add, still race-free for
-// the reader.
-struct Cell {
-  std::atomic<uint64_t> value{0};
-  void Add(uint64_t n = 1) {
-    value.store(value.load(std::memory_order_relaxed) + n,
-                std::memory_order_relaxed);
-  }
-  uint64_t Get() const { return value.load(std::memory_order_relaxed); }
-};
+namespace ax::dns {
 
 inline constexpr size_t kProtocols = 2;  // Transport: udp, tcp
 std::string_view ProtocolLabel(size_t protocol);
@@ -45,17 +35,17 @@ inline constexpr std::array<double, 10> kDurationBounds = {
 
 struct alignas(64) QueryCounters {
   // Responses sent, by protocol x qtype x rcode.
-  Cell queries[kProtocols][kQtypeLabels][kRcodeLabels];
-  Cell malformed[kProtocols];  // no response: unparseable header or a reply
-  Cell truncated[kProtocols];  // TC=1 sent (too big, or an RRL slip)
-  Cell ecs[kProtocols];        // queries carrying a valid ECS option
-  Cell rrl_drops, rrl_slips;
-  Cell geo_failures;
+  Counter queries[kProtocols][kQtypeLabels][kRcodeLabels];
+  Counter malformed[kProtocols];  // no response: unparseable header or a reply
+  Counter truncated[kProtocols];  // TC=1 sent (too big, or an RRL slip)
+  Counter ecs[kProtocols];        // queries carrying a valid ECS option
+  Counter rrl_drops, rrl_slips;
+  Counter geo_failures;
   // Sampled responder time: buckets[i] counts samples <= kDurationBounds[i]
   // (not cumulative; the scraper accumulates), the last one the rest.
-  Cell duration_buckets[kDurationBounds.size() + 1];
-  Cell duration_count;
-  Cell duration_sum_ns;
+  Counter duration_buckets[kDurationBounds.size() + 1];
+  Counter duration_count;
+  Counter duration_sum_ns;
 };
 
 }  // namespace ax::dns
