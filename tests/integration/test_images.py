@@ -38,8 +38,6 @@ SETUP_NOT_FOR_BUILD = {
     "dnsutils", "knot-dnsutils", "unbound", "prometheus"}
 # Runtime packages no library asks for: the trust store for HTTPS health checks.
 RUNTIME_EXTRAS = {"ca-certificates"}
-# Sanitizer builds (asan/tsan presets) load their runtimes; release images do not.
-SANITIZER_LIB = re.compile(r"^lib(asan|ubsan|tsan|lsan)\.so")
 
 
 @dataclass
@@ -269,7 +267,7 @@ def check_libraries(stages: dict[str, Stage], binaries: dict[str, Path],
         for dst in copied_binaries(stages, target):
             name = Path(dst).name
             for soname, path in libs_of(binaries[name]):
-                if soname.startswith("linux-vdso") or SANITIZER_LIB.match(soname):
+                if soname.startswith("linux-vdso"):
                     continue
                 package = owner_of(path) if path else None
                 if package is None:
