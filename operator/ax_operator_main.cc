@@ -1,7 +1,6 @@
 // ax-operator: parses flags/env/config file, runs the OperatorService until
 // SIGTERM or SIGINT, then stops it cleanly (releasing the lease).
 // Exit codes: 0 after a clean stop, 1 when starting failed, 2 for bad flags.
-#include <signal.h>
 
 #include <cstdio>
 #include <string>
@@ -11,6 +10,7 @@
 #include "operator_service.h"
 #include "server/flag_table.h"
 #include "server/log.h"
+#include "server/stop_signals.h"
 
 int main(int argc, char** argv) {
   using ax::dns::Log;
@@ -29,13 +29,8 @@ int main(int argc, char** argv) {
   }
   ax::dns::SetLogLevel(parsed.config.log_level);
 
-  // Block the stop signals before any thread starts, so that every thread
-  // inherits the mask and only sigwait below receives them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // Before any thread starts (see stop_signals.h).
+  const ax::dns::StopSignals stop_signals;
 
   ax::controller::OperatorService service(parsed.config);
   std::string error;
@@ -43,9 +38,7 @@ int main(int argc, char** argv) {
     Log(LogLevel::kError, "ax-operator failed to start", {{"error", error}});
     return 1;
   }
-  int signal = 0;
-  sigwait(&stop_signals, &signal);
-  Log(LogLevel::kInfo, "stopping", {{"signal", signal}});
+  Log(LogLevel::kInfo, "stopping", {{"signal", stop_signals.Wait()}});
   service.Stop();
   Log(LogLevel::kInfo, "ax-operator stopped", {});
   return 0;

@@ -1,7 +1,6 @@
 // ax-probe: the health-probe sidecar. Parses flags/env/config file, runs the
 // ProbeSidecar until SIGTERM or SIGINT, then stops it cleanly.
 // Exit codes: 0 after a clean stop, 1 when starting failed, 2 for bad flags.
-#include <signal.h>
 
 #include <cstdio>
 #include <string>
@@ -10,6 +9,7 @@
 #include "server/flag_table.h"
 #include "server/log.h"
 #include "server/random_seed.h"
+#include "server/stop_signals.h"
 #include "sidecar/config.h"
 #include "sidecar/sidecar.h"
 
@@ -29,13 +29,8 @@ int main(int argc, char** argv) {
   }
   ax::dns::SetLogLevel(parsed.config.log_level);
 
-  // Block the stop signals before any thread starts, so that every thread
-  // inherits the mask and only sigwait below receives them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // Before any thread starts (see stop_signals.h).
+  const ax::dns::StopSignals stop_signals;
 
   ax::probe::ProbeSidecar sidecar(parsed.config, ax::dns::RandomSeed());
   std::string error;
@@ -48,9 +43,7 @@ int main(int argc, char** argv) {
        {"nodes", parsed.config.nodes_api ? std::string("api")
                                          : parsed.config.manifests_dir},
        {"report", parsed.config.report}});
-  int signal = 0;
-  sigwait(&stop_signals, &signal);
-  Log(LogLevel::kInfo, "stopping", {{"signal", signal}});
+  Log(LogLevel::kInfo, "stopping", {{"signal", stop_signals.Wait()}});
   sidecar.Stop();
   Log(LogLevel::kInfo, "ax-probe stopped", {});
   return 0;

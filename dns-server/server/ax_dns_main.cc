@@ -1,7 +1,6 @@
 // ax-dns: the authoritative GSLB DNS server. Parses flags/env/config file,
 // runs the Service until SIGTERM or SIGINT, then stops it gracefully.
 // Exit codes: 0 after a clean stop, 1 when starting failed, 2 for bad flags.
-#include <signal.h>
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -12,6 +11,7 @@
 #include "server/flag_table.h"
 #include "server/log.h"
 #include "server/service.h"
+#include "server/stop_signals.h"
 
 namespace {
 
@@ -45,13 +45,8 @@ int main(int argc, char** argv) {
   ax::dns::SetLogLevel(parsed.config.log_level);
   RaiseFdLimit();
 
-  // Block the stop signals before any thread starts, so that every thread
-  // inherits the mask and only sigwait below receives them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // Before any thread starts (see stop_signals.h).
+  const ax::dns::StopSignals stop_signals;
 
   ax::dns::Service service(parsed.config);
   std::string error;
@@ -61,9 +56,7 @@ int main(int argc, char** argv) {
   }
   Log(LogLevel::kInfo, "ax-dns started",
       {{"identity", parsed.config.identity}});
-  int signal = 0;
-  sigwait(&stop_signals, &signal);
-  Log(LogLevel::kInfo, "stopping", {{"signal", signal}});
+  Log(LogLevel::kInfo, "stopping", {{"signal", stop_signals.Wait()}});
   service.Stop();
   Log(LogLevel::kInfo, "ax-dns stopped", {});
   return 0;
