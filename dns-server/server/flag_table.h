@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "server/config_values.h"
+#include "server/log.h"
+#include "server/net.h"
 
 namespace ax::dns {
 
@@ -52,6 +54,25 @@ template <typename Config>
 FlagSetter<Config> BoolFlag(bool Config::*field) {
   return [=](Config& c, const std::string& v, std::string* e) {
     return ParseBool(v, &(c.*field), e);
+  };
+}
+
+// An ADDR:PORT to listen on, or empty (the listener is off).
+template <typename Config>
+FlagSetter<Config> ListenFlag(std::string Config::*field) {
+  return [=](Config& c, const std::string& v, std::string* e) {
+    Endpoint at;
+    if (!v.empty() && !ParseEndpoint(v, &at, e)) return false;
+    c.*field = v;
+    return true;
+  };
+}
+template <typename Config>
+FlagSetter<Config> LogLevelFlag(LogLevel Config::*field) {
+  return [=](Config& c, const std::string& v, std::string* e) {
+    if (ParseLogLevel(v, &(c.*field))) return true;
+    *e = "bad log level \"" + v + "\" (debug, info, warn, error)";
+    return false;
   };
 }
 

@@ -6,7 +6,6 @@
 
 #include "server/config_values.h"
 #include "server/flag_table.h"
-#include "server/net.h"
 
 namespace ax::controller {
 namespace {
@@ -14,6 +13,8 @@ namespace {
 using Flag = dns::FlagSpec<OperatorConfig>;
 using dns::BoolFlag;
 using dns::DurationFlag;
+using dns::ListenFlag;
+using dns::LogLevelFlag;
 using dns::TextFlag;
 
 bool SetHistory(OperatorConfig& c, const std::string& v, std::string* error) {
@@ -31,20 +32,6 @@ bool SetRouteTable(OperatorConfig& c, const std::string& v,
   }
   c.route_table = v;
   return true;
-}
-
-bool SetHttpListen(OperatorConfig& c, const std::string& v,
-                   std::string* error) {
-  dns::Endpoint at;
-  if (!v.empty() && !dns::ParseEndpoint(v, &at, error)) return false;
-  c.http_listen = v;
-  return true;
-}
-
-bool SetLogLevel(OperatorConfig& c, const std::string& v, std::string* error) {
-  if (dns::ParseLogLevel(v, &c.log_level)) return true;
-  *error = "bad log level \"" + v + "\" (debug, info, warn, error)";
-  return false;
 }
 
 const std::vector<Flag>& Flags() {
@@ -85,14 +72,16 @@ const std::vector<Flag>& Flags() {
        "pause between attempts to acquire or renew the lease",
        DurationFlag(&OperatorConfig::retry_period)},
       {"http-listen", "ADDR:PORT", "0.0.0.0:8082",
-       "/metrics, /healthz, /readyz address; empty disables", SetHttpListen},
+       "/metrics, /healthz, /readyz address; empty disables",
+       ListenFlag(&OperatorConfig::http_listen)},
       {"resync", "DURATION", "30s",
        "plan the whole world again this often even without a change",
        DurationFlag(&OperatorConfig::resync)},
       {"debounce", "DURATION", "100ms",
        "after a change, wait this long for more before planning",
        DurationFlag(&OperatorConfig::debounce)},
-      {"log-level", "LEVEL", "info", "debug, info, warn or error", SetLogLevel},
+      {"log-level", "LEVEL", "info", "debug, info, warn or error",
+       LogLevelFlag(&OperatorConfig::log_level)},
   };
   return flags;
 }

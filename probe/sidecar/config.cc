@@ -8,7 +8,6 @@
 
 #include "server/config_values.h"
 #include "server/flag_table.h"
-#include "server/net.h"
 
 namespace ax::probe {
 namespace {
@@ -16,14 +15,9 @@ namespace {
 using Flag = dns::FlagSpec<SidecarConfig>;
 using dns::BoolFlag;
 using dns::DurationFlag;
+using dns::ListenFlag;
+using dns::LogLevelFlag;
 using dns::TextFlag;
-
-bool SetHttpListen(SidecarConfig& c, const std::string& v, std::string* error) {
-  dns::Endpoint at;
-  if (!v.empty() && !dns::ParseEndpoint(v, &at, error)) return false;
-  c.http_listen = v;
-  return true;
-}
 
 bool SetVantage(SidecarConfig& c, const std::string& v, std::string*) {
   c.vantage = v;
@@ -33,12 +27,6 @@ bool SetVantage(SidecarConfig& c, const std::string& v, std::string*) {
     c.vantage = host;
   }
   return true;
-}
-
-bool SetLogLevel(SidecarConfig& c, const std::string& v, std::string* error) {
-  if (dns::ParseLogLevel(v, &c.log_level)) return true;
-  *error = "bad log level \"" + v + "\" (debug, info, warn, error)";
-  return false;
 }
 
 const std::vector<Flag>& Flags() {
@@ -78,7 +66,8 @@ const std::vector<Flag>& Flags() {
        "rewrite the report this often even without a health change",
        DurationFlag(&SidecarConfig::heartbeat)},
       {"http-listen", "ADDR:PORT", "0.0.0.0:8081",
-       "/metrics, /healthz, /readyz address; empty disables", SetHttpListen},
+       "/metrics, /healthz, /readyz address; empty disables",
+       ListenFlag(&SidecarConfig::http_listen)},
       {"probe-ca", "FILE", "",
        "PEM CA bundle HTTPS health checks verify against (default: system)",
        TextFlag(&SidecarConfig::probe_ca)},
@@ -91,7 +80,8 @@ const std::vector<Flag>& Flags() {
       {"reload-debounce", "DURATION", "200ms",
        "wait this long after a manifest or Node object change",
        DurationFlag(&SidecarConfig::reload_debounce)},
-      {"log-level", "LEVEL", "info", "debug, info, warn or error", SetLogLevel},
+      {"log-level", "LEVEL", "info", "debug, info, warn or error",
+       LogLevelFlag(&SidecarConfig::log_level)},
   };
   return flags;
 }
