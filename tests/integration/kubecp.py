@@ -27,8 +27,10 @@ import base64
 import ctypes
 import json
 import os
+import random
 import shutil
 import signal
+import socket
 import ssl
 import subprocess
 import time
@@ -76,6 +78,23 @@ def _b64(path: Path) -> str:
 
 class _PortTaken(Exception):
     pass
+
+
+def _port_below_ephemeral_range() -> int:
+    """A free port below the kernel's ephemeral range, for kube-apiserver: after
+    stop_apiserver() it must come back on the same port, and while it is down no port
+    0 bind (free_port() of a parallel suite) or outgoing connection can take this one."""
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    rng = random.Random()
+    for _ in range(100):
+        port = rng.randrange(10000, low)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise HarnessError(f"no free port in 10000-{low - 1}")
 
 
 class KubeControlPlane:
@@ -165,7 +184,7 @@ class KubeControlPlane:
                    lambda: self._http_ok(f"{etcd_url}/health", None))
 
         self._etcd_url = etcd_url
-        self.port = free_port()
+        self.port = _port_below_ephemeral_range()
         self._start_apiserver(deadline)
 
     def _start_apiserver(self, deadline: float) -> None:
