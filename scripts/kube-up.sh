@@ -4,14 +4,14 @@
 # lines to export, and keeps it up until Ctrl-C (or SIGTERM), which stops it.
 # Usage: scripts/kube-up.sh [WORKDIR]   (default: a new folder under /tmp, removed
 # on exit; a given WORKDIR is kept, with the logs and certs in it).
-# Needs scripts/setup.sh first (venv, binaries from scripts/setup-kube.sh).
+# Needs scripts/setup-test.sh first (venv, binaries from scripts/setup-kube.sh).
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 AX_CACHE="${AX_CACHE:-$HOME/.cache/ax}"
 PYTHON="$AX_CACHE/venv/bin/python"
 [[ -x "$PYTHON" ]] || {
-  echo "kube-up: no venv at $AX_CACHE/venv: run scripts/setup.sh" >&2
+  echo "kube-up: no venv at $AX_CACHE/venv: run scripts/setup-test.sh" >&2
   exit 1
 }
 

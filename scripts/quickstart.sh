@@ -11,13 +11,45 @@
 #   AX_DNS_PORT / AX_HTTP_PORT  ports (default 5353 / 8053)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-cmake --preset release >/dev/null
-cmake --build --preset release --target ax-dns axctl >/dev/null
+start_all=$SECONDS
 cache="${AX_CACHE:-$HOME/.cache/ax}"
 geo="$cache/geo"
 dns_port="${AX_DNS_PORT:-5353}"
 http_port="${AX_HTTP_PORT:-8053}"
+
+# What the quickstart needs only (build packages, quickstart tools); the test command's
+# scripts/setup-test.sh installs the rest.
+scripts/setup.sh --no-geo
+
+# The geo data (fetch + a minute of ASN conversion) and the build run side by side,
+# each in its own process group so that a failure of either, Ctrl-C or the end of
+# this script stops the other; ax-dns starts only when both succeeded.
+pids=()
+cleanup() {
+  local p
+  for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+setsid scripts/setup-geo.sh &
+geo_job=$!
+pids+=("$geo_job")
+
+# Only ax-dns and axctl, configured without the test and benchmark targets (they
+# would need the test packages); the release preset turns them on again for the
+# benchmarks.
+configure=(-DAX_BUILD_TESTS=OFF -DAX_BUILD_BENCH=OFF)
+build_log=build/release/quickstart-build.log
+echo "quickstart: building ax-dns axctl (release preset${configure:+, ${configure[*]}}; log: $build_log)"
+mkdir -p build/release
+build_start=$SECONDS
+setsid bash -c 'cmake --preset release "$@" && cmake --build --preset release --target ax-dns axctl' \
+  build "${configure[@]}" >"$build_log" 2>&1 &
+build_job=$!
+pids+=("$build_job")
 
 # The HTTPS health endpoints' certificate, for www.example.test (their Host).
 tls="$cache/quickstart-tls"
@@ -27,6 +59,28 @@ if [[ ! -s "$tls/cert.pem" ]]; then
     -addext "subjectAltName=DNS:www.example.test" \
     -keyout "$tls/key.pem" -out "$tls/cert.pem" 2>/dev/null
 fi
+
+# Whichever ends first: a failure is fatal at once (cleanup stops the other).
+while ((${#pids[@]})); do
+  status=0
+  wait -n -p done_job "${pids[@]}" || status=$?
+  if [[ "$done_job" == "$build_job" ]]; then
+    if ((status)); then
+      tail -n 30 "$build_log" >&2
+      echo "quickstart: error: the build failed (exit $status; full log: $build_log)" >&2
+      exit 1
+    fi
+    echo "quickstart: built ax-dns and axctl in $((SECONDS - build_start)) s"
+  elif ((status)); then
+    echo "quickstart: error: scripts/setup-geo.sh failed (exit $status; it says why above)" >&2
+    exit 1
+  fi
+  left=()
+  for p in "${pids[@]}"; do [[ "$p" == "$done_job" ]] || left+=("$p"); done
+  pids=("${left[@]}")
+done
+echo "quickstart: set-up, geo data and build took $((SECONDS - start_all)) s"
+
 python3 scripts/demo_backends.py --control 18000 --cert "$tls/cert.pem" --key "$tls/key.pem" \
   gz-01=http:18001 gz-02=http:18002 bj-01=https:18003 bj-02=https:18004 \
   sj-01=http:18005 sj-02=tcp:18006 >quickstart-backends.log 2>&1 &

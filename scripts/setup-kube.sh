@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Builds the local Kubernetes control plane of the integration tests (DESIGN §6,
+# Builds the local Kubernetes control plane of the integration tests (real parts, not mocks;
 # issue 6) from the Go module proxy: kube-apiserver, etcd, helm and a kubectl of the
 # same version (the machine's kubectl dispatcher stops at 1.33, outside the +-1 minor
 # skew kubectl supports against a 1.36 server). Run by
-# scripts/setup.sh. Idempotent: the binaries are cached per Kubernetes version under
+# scripts/setup-test.sh. Idempotent: the binaries are cached per Kubernetes version under
 #   ${AX_CACHE:-$HOME/.cache/ax}/kube/<version>/bin/{kube-apiserver,kubectl,etcd,helm}
 # and linked into $AX_CACHE/bin, where tests/integration/kubecp.py looks (env
 # AX_KUBE_BIN overrides that folder at test time). A binary is rebuilt only when it

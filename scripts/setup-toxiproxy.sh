@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds toxiproxy-server and toxiproxy-cli (Shopify/toxiproxy, pinned) from the Go
-# module proxy for the probe fault-injection tests (issue 5). Run by scripts/setup.sh.
+# module proxy for the probe fault-injection tests (issue 5). Run by scripts/setup-test.sh.
 # Idempotent: the binaries are cached per version under
 #   ${AX_CACHE:-$HOME/.cache/ax}/toxiproxy/<version>/
 # and linked as $AX_CACHE/bin/toxiproxy-{server,cli}, where the tests look

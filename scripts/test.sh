@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The README's test command: set up, build (dev preset) and run every test suite, then
-# the sanitizer build (asan preset), then issue 4's peer benchmark as a smoke run.
+# The README's test command: set up (scripts/setup-test.sh: what scripts/setup.sh
+# installs for the quickstart, then everything the tests need besides), build (dev
+# preset) and run every test suite, then the sanitizer build (asan preset), then
+# issue 4's peer benchmark as a smoke run.
 # AX_TEST_PRESETS overrides the preset list; AX_TEST_BENCH=0 skips the benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup-test.sh
 jobs=$(nproc)
 for preset in ${AX_TEST_PRESETS:-dev asan}; do
   echo "== preset $preset"

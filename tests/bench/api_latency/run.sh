@@ -12,8 +12,8 @@
 # tests/integration/chainharness.py) and stopped by its PID.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
-PYTHON="${AX_CACHE:-$HOME/.cache/ax}/venv/bin/python"  # dnspython; scripts/setup.sh makes it
-[[ -x "$PYTHON" ]] || { echo "run.sh: $PYTHON missing: run scripts/setup.sh" >&2; exit 1; }
+PYTHON="${AX_CACHE:-$HOME/.cache/ax}/venv/bin/python"  # dnspython; scripts/setup-test.sh makes it
+[[ -x "$PYTHON" ]] || { echo "run.sh: $PYTHON missing: run scripts/setup-test.sh" >&2; exit 1; }
 if [[ " $* " != *" --no-build "* && " $* " != *" --help "* ]]; then
   (cd "$ROOT" && cmake --preset release >/dev/null &&
     cmake --build --preset release --target ax-dns ax-operator ax-probe -j2 >/dev/null)

@@ -41,8 +41,8 @@ while (($#)); do
   shift
 done
 
-PYTHON="${AX_CACHE:-$HOME/.cache/ax}/venv/bin/python"  # dnspython; scripts/setup.sh makes it
-[[ -x "$PYTHON" ]] || { echo "run.sh: $PYTHON missing: run scripts/setup.sh" >&2; exit 1; }
+PYTHON="${AX_CACHE:-$HOME/.cache/ax}/venv/bin/python"  # dnspython; scripts/setup-test.sh makes it
+[[ -x "$PYTHON" ]] || { echo "run.sh: $PYTHON missing: run scripts/setup-test.sh" >&2; exit 1; }
 if ((BUILD)); then
   (cd "$ROOT" && cmake --preset release >/dev/null &&
     cmake --build --preset release --target ax-dns -j2 >/dev/null)

@@ -4,7 +4,7 @@
 # the "Operator at scale" section of docs/benchmarks.md. Extra flags go to run.py.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-scripts/setup.sh >/dev/null
+scripts/setup-test.sh >/dev/null
 cmake --preset release >/dev/null
 cmake --build --preset release --target ax-operator >/dev/null
 AX_OPERATOR_BIN=build/release/operator/ax-operator \

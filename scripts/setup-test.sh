@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs everything the tests need on top of scripts/setup.sh (which it runs first:
+# the build packages and the geo data): compilers cache, clang and its format/lint
+# tools, the test and benchmark libraries, the real clients of the integration tests,
+# promtool, shellcheck, the test packages of the project venv, toxiproxy
+# (scripts/setup-toxiproxy.sh) and the local Kubernetes control plane
+# (scripts/setup-kube.sh). Run by scripts/test.sh before its builds. Idempotent;
+# cached under ${AX_CACHE:-$HOME/.cache/ax}. AX_SETUP_BENCH=1 as for scripts/setup.sh.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source-path=SCRIPTDIR source=setup-lib.sh
+source "$HERE/setup-lib.sh" setup-test
+start_all=$SECONDS
+
+"$HERE/setup.sh"
+
+TEST_APT_PACKAGES=(
+  ccache git
+  clang clang-format clang-tidy # tests/fuzz (libFuzzer); check-format, tidy targets
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libldns-dev # tests: an independent DNS wire parser
+  knot-dnsutils unbound # real clients of the integration tests (kdig, resolver); dig: setup.sh
+  prometheus # for promtool: alert rules check + unit tests (tests/alerts); no smaller package has it
+  shellcheck # tests/e2e/kind/*.sh (test_kind_e2e_files)
+)
+ax_apt_install "${TEST_APT_PACKAGES[@]}"
+# Only promtool is wanted from `prometheus`: on a systemd machine the package enables
+# and starts a Prometheus server on :9090; stop it when this run installed it.
+if [[ " ${AX_APT_INSTALLED[*]} " == *" prometheus "* && -d /run/systemd/system ]]; then
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  $sudo systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+fi
+
+# The tests' packages in the project venv (scripts/setup-geo.sh installs the geo
+# tools' set into the same venv, with its own stamp). Pinned: append here.
+TEST_PY_PACKAGES=(
+  pytest==9.2.0 pytest-timeout==2.4.0 dnspython==2.9.2 grpcio==1.85.1 # tests/integration
+  prometheus-client==0.26.0 # tests/integration: OpenMetrics parser for /metrics
+  jsonschema==4.26.0 PyYAML==6.0.4 # tests/integration: CRD schemas vs manifests (test_crds)
+)
+ax_venv_install test "${TEST_PY_PACKAGES[@]}"
+
+# toxiproxy for the probe fault-injection tests (issue 5): built with Go.
+start=$SECONDS
+"$HERE/setup-toxiproxy.sh"
+ax_log "toxiproxy: $((SECONDS - start)) s"
+
+# Local Kubernetes control plane (issue 6): kube-apiserver, etcd, kubectl, helm built
+# with Go.
+start=$SECONDS
+"$HERE/setup-kube.sh"
+ax_log "kube binaries: $((SECONDS - start)) s"
+
+ax_log "ok in $((SECONDS - start_all)) s"
