@@ -6,19 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "ax/runtime/flag_table.h"
+#include "ax/runtime/log.h"
+#include "ax/runtime/stop_signals.h"
 #include "config.h"
 #include "operator_service.h"
-#include "server/flag_table.h"
-#include "server/log.h"
-#include "server/stop_signals.h"
 
 int main(int argc, char** argv) {
-  using ax::dns::Log;
-  using ax::dns::LogLevel;
   const ax::controller::OperatorConfigResult parsed =
       ax::controller::ParseOperatorConfig(
           std::vector<std::string>(argv + 1, argv + argc),
-          ax::dns::ProcessEnvironment());
+          ax::runtime::ProcessEnvironment());
   if (parsed.help) {
     std::fputs(ax::controller::OperatorHelpText().c_str(), stdout);
     return 0;
@@ -27,19 +25,21 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ax-operator: %s\n", parsed.error.c_str());
     return 2;
   }
-  ax::dns::SetLogLevel(parsed.config.log_level);
+  ax::runtime::SetLogLevel(parsed.config.log_level);
 
   // Before any thread starts (see stop_signals.h).
-  const ax::dns::StopSignals stop_signals;
+  const ax::runtime::StopSignals stop_signals;
 
   ax::controller::OperatorService service(parsed.config);
   std::string error;
   if (!service.Start(&error)) {
-    Log(LogLevel::kError, "ax-operator failed to start", {{"error", error}});
+    ax::runtime::Log(ax::runtime::LogLevel::kError,
+                     "ax-operator failed to start", {{"error", error}});
     return 1;
   }
-  Log(LogLevel::kInfo, "stopping", {{"signal", stop_signals.Wait()}});
+  ax::runtime::Log(ax::runtime::LogLevel::kInfo, "stopping",
+                   {{"signal", stop_signals.Wait()}});
   service.Stop();
-  Log(LogLevel::kInfo, "ax-operator stopped", {});
+  ax::runtime::Log(ax::runtime::LogLevel::kInfo, "ax-operator stopped", {});
   return 0;
 }

@@ -6,19 +6,17 @@
 #include <string>
 #include <vector>
 
-#include "server/flag_table.h"
-#include "server/log.h"
-#include "server/random_seed.h"
-#include "server/stop_signals.h"
+#include "ax/runtime/flag_table.h"
+#include "ax/runtime/log.h"
+#include "ax/runtime/random_seed.h"
+#include "ax/runtime/stop_signals.h"
 #include "sidecar/config.h"
 #include "sidecar/sidecar.h"
 
 int main(int argc, char** argv) {
-  using ax::dns::Log;
-  using ax::dns::LogLevel;
   const ax::probe::SidecarConfigResult parsed = ax::probe::ParseSidecarConfig(
       std::vector<std::string>(argv + 1, argv + argc),
-      ax::dns::ProcessEnvironment());
+      ax::runtime::ProcessEnvironment());
   if (parsed.help) {
     std::fputs(ax::probe::SidecarHelpText().c_str(), stdout);
     return 0;
@@ -27,24 +25,27 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ax-probe: %s\n", parsed.error.c_str());
     return 2;
   }
-  ax::dns::SetLogLevel(parsed.config.log_level);
+  ax::runtime::SetLogLevel(parsed.config.log_level);
 
   // Before any thread starts (see stop_signals.h).
-  const ax::dns::StopSignals stop_signals;
+  const ax::runtime::StopSignals stop_signals;
 
-  ax::probe::ProbeSidecar sidecar(parsed.config, ax::dns::RandomSeed());
+  ax::probe::ProbeSidecar sidecar(parsed.config, ax::runtime::RandomSeed());
   std::string error;
   if (!sidecar.Start(&error)) {
-    Log(LogLevel::kError, "ax-probe failed to start", {{"error", error}});
+    ax::runtime::Log(ax::runtime::LogLevel::kError, "ax-probe failed to start",
+                     {{"error", error}});
     return 1;
   }
-  Log(LogLevel::kInfo, "ax-probe started",
+  ax::runtime::Log(
+      ax::runtime::LogLevel::kInfo, "ax-probe started",
       {{"vantage", parsed.config.vantage},
        {"nodes", parsed.config.nodes_api ? std::string("api")
                                          : parsed.config.manifests_dir},
        {"report", parsed.config.report}});
-  Log(LogLevel::kInfo, "stopping", {{"signal", stop_signals.Wait()}});
+  ax::runtime::Log(ax::runtime::LogLevel::kInfo, "stopping",
+                   {{"signal", stop_signals.Wait()}});
   sidecar.Stop();
-  Log(LogLevel::kInfo, "ax-probe stopped", {});
+  ax::runtime::Log(ax::runtime::LogLevel::kInfo, "ax-probe stopped", {});
   return 0;
 }

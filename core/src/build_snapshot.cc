@@ -1,7 +1,7 @@
 // BuildSnapshot: for every (domain, region) walk the fallback chain, apply
 // manual rules and the canary, score and rank the candidates, hold the
 // incumbent primary against small improvements (hysteresis), and mark
-// health-driven changes for the failover TTL. Priority (DESIGN §2): manual Rule
+// health-driven changes for the failover TTL. Priority: manual Rule
 // > Canary > automatic.
 #include "ax/build_snapshot.h"
 
@@ -243,8 +243,8 @@ class RoutePlanner {
       return route;
     }
     // Fail open: nothing is known healthy and there is nowhere else to send
-    // clients; unverified nodes beat no answer (DESIGN §3). Only disabled nodes
-    // stay out.
+    // clients; unverified nodes beat no answer (never no answer). Only disabled
+    // nodes stay out.
     route.source = RouteSource::kFailOpen;
     for (uint32_t n = 0; n < b_.snap.nodes.size(); ++n) {
       if (d_.selected[n] &&

@@ -11,10 +11,10 @@
 
 #include "ax/decide.h"
 #include "ax/explain.h"
+#include "ax/runtime/clock.h"
 #include "axctl/explain_text.h"
 #include "axctl/world_source.h"
 #include "geo/geo_store.h"
-#include "server/clock.h"
 
 namespace ax {
 namespace {
@@ -71,7 +71,7 @@ int ExplainLocal(const Args& args, const IpAddress& client) {
   req.name = args.positional[0];
   req.client = client;
   req.family = args.Has("--aaaa") ? IpFamily::kV6 : IpFamily::kV4;
-  req.now_ms = dns::WallMs();
+  req.now_ms = runtime::WallMs();
   // Keeps the geo databases (and the views GeoInfo holds into them) alive.
   std::shared_ptr<const dns::GeoResolver> resolver;
   if (args.Has("--geo-db")) {

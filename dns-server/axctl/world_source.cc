@@ -8,9 +8,9 @@
 
 #include "ax/build_snapshot.h"
 #include "ax/manifest_loader.h"
+#include "ax/runtime/clock.h"
 #include "ax/snapshot_json.h"
 #include "ax/validate.h"
-#include "server/clock.h"
 
 namespace ax {
 namespace {
@@ -54,7 +54,7 @@ std::optional<Snapshot> SnapshotFromManifests(
   // allows.
   StatusMap status;
   for (const Node& n : world.nodes) status[n.meta.name].health = Health::kUp;
-  return BuildSnapshot(world, status, nullptr, {.now_ms = dns::WallMs()});
+  return BuildSnapshot(world, status, nullptr, {.now_ms = runtime::WallMs()});
 }
 
 std::optional<Snapshot> SnapshotFromFile(const std::string& path) {

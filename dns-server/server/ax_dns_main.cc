@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "ax/runtime/flag_table.h"
+#include "ax/runtime/log.h"
+#include "ax/runtime/stop_signals.h"
 #include "server/config.h"
-#include "server/flag_table.h"
-#include "server/log.h"
 #include "server/service.h"
-#include "server/stop_signals.h"
 
 namespace {
 
@@ -29,11 +29,9 @@ void RaiseFdLimit() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  using ax::dns::Log;
-  using ax::dns::LogLevel;
   const ax::dns::ConfigResult parsed =
       ax::dns::ParseConfig(std::vector<std::string>(argv + 1, argv + argc),
-                           ax::dns::ProcessEnvironment());
+                           ax::runtime::ProcessEnvironment());
   if (parsed.help) {
     std::fputs(ax::dns::HelpText().c_str(), stdout);
     return 0;
@@ -42,22 +40,24 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ax-dns: %s\n", parsed.error.c_str());
     return 2;
   }
-  ax::dns::SetLogLevel(parsed.config.log_level);
+  ax::runtime::SetLogLevel(parsed.config.log_level);
   RaiseFdLimit();
 
   // Before any thread starts (see stop_signals.h).
-  const ax::dns::StopSignals stop_signals;
+  const ax::runtime::StopSignals stop_signals;
 
   ax::dns::Service service(parsed.config);
   std::string error;
   if (!service.Start(&error)) {
-    Log(LogLevel::kError, "ax-dns failed to start", {{"error", error}});
+    ax::runtime::Log(ax::runtime::LogLevel::kError, "ax-dns failed to start",
+                     {{"error", error}});
     return 1;
   }
-  Log(LogLevel::kInfo, "ax-dns started",
-      {{"identity", parsed.config.identity}});
-  Log(LogLevel::kInfo, "stopping", {{"signal", stop_signals.Wait()}});
+  ax::runtime::Log(ax::runtime::LogLevel::kInfo, "ax-dns started",
+                   {{"identity", parsed.config.identity}});
+  ax::runtime::Log(ax::runtime::LogLevel::kInfo, "stopping",
+                   {{"signal", stop_signals.Wait()}});
   service.Stop();
-  Log(LogLevel::kInfo, "ax-dns stopped", {});
+  ax::runtime::Log(ax::runtime::LogLevel::kInfo, "ax-dns stopped", {});
   return 0;
 }

@@ -1,4 +1,5 @@
-// ax-dns settings: one table of flags, each settable on the command line
+// ax-dns settings (the runtime flag system): one table of flags, each settable
+// on the command line
 // (--name VALUE / --name=VALUE), from the environment (AX_DNS_NAME, '-' as
 // '_', lists comma-separated) and from a YAML/JSON config file (--config;
 // keys are flag names, plus a `zones:` section of ZoneConfig fields).
@@ -11,10 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "ax/runtime/log.h"
+#include "ax/runtime/net.h"
 #include "geo/geo_fields.h"
 #include "responder/serving_state.h"
-#include "server/log.h"
-#include "server/net.h"
 
 namespace ax::dns {
 
@@ -29,11 +30,11 @@ struct ServerConfig {
   std::string snapshot_configmap_namespace;
   std::string snapshot_configmap_name;
   std::string kubeconfig;
-  std::vector<Endpoint> listen;     // UDP and TCP
-  std::string http_listen;          // "" disables the HTTP endpoint
-  std::string redirect_listen;      // "" disables the HTTP 302 redirector
-  bool redirect_trust_xff = false;  // client from X-Forwarded-For
-  std::string decision_log;         // "" off, "-" stderr, else a file
+  std::vector<runtime::Endpoint> listen;  // UDP and TCP
+  std::string http_listen;                // "" disables the HTTP endpoint
+  std::string redirect_listen;            // "" disables the HTTP 302 redirector
+  bool redirect_trust_xff = false;        // client from X-Forwarded-For
+  std::string decision_log;               // "" off, "-" stderr, else a file
   double decision_log_sample = 0.01;
   std::vector<std::string> geo_db;  // in lookup order (dbip: v4, then v6)
   std::vector<std::string> asn_db;
@@ -62,7 +63,7 @@ struct ServerConfig {
   Millis rebuild_interval{10'000};
   Millis reload_debounce{200};
   int snapshot_history = 5;
-  LogLevel log_level = LogLevel::kInfo;
+  runtime::LogLevel log_level = runtime::LogLevel::kInfo;
 };
 
 struct ConfigResult {

@@ -9,10 +9,10 @@
 #include <bit>
 #include <cerrno>
 
-#include "server/log.h"
-#include "server/net.h"
+#include "ax/runtime/log.h"
+#include "ax/runtime/net.h"
+#include "ax/runtime/random_seed.h"
 #include "server/query_counters.h"
-#include "server/random_seed.h"
 
 namespace ax::dns {
 namespace {
@@ -113,7 +113,7 @@ DecisionLog::~DecisionLog() {
 }
 
 DecisionLog::Producer* DecisionLog::AddProducer() {
-  const uint64_t seed = RandomSeed();
+  const uint64_t seed = runtime::RandomSeed();
   producers_.push_back(
       std::make_unique<Producer>(options_.ring, options_.sample, seed));
   return producers_.back().get();
@@ -126,7 +126,8 @@ bool DecisionLog::Start(std::string* error) {
     fd_ = ::open(options_.path.c_str(),
                  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd_ < 0) {
-      *error = "decision log " + options_.path + ": " + ErrnoText(errno);
+      *error =
+          "decision log " + options_.path + ": " + runtime::ErrnoText(errno);
       return false;
     }
     own_fd_ = true;

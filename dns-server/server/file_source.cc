@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "ax/route_table_configmap.h"
-#include "server/log.h"
+#include "ax/runtime/log.h"
 
 namespace ax::dns {
 
@@ -23,9 +23,9 @@ bool FileSource::Start(std::string* error) {
   std::filesystem::path dir =
       std::filesystem::is_directory(path_, ec) ? path_ : path_.parent_path();
   if (dir.empty()) dir = ".";
-  watcher_ = std::make_unique<DirWatcher>(
-      dir, WatchOptions{options_.debounce, options_.tick},
-      [this](WatchEvent event) { OnEvent(event); });
+  watcher_ = std::make_unique<runtime::DirWatcher>(
+      dir, runtime::WatchOptions{options_.debounce, options_.tick},
+      [this](runtime::WatchEvent event) { OnEvent(event); });
   return ok;
 }
 
@@ -53,8 +53,8 @@ bool FileSource::Resolve(std::filesystem::path* file, std::string* key,
   return true;
 }
 
-void FileSource::OnEvent(WatchEvent event) {
-  if (event == WatchEvent::kTick) {
+void FileSource::OnEvent(runtime::WatchEvent event) {
+  if (event == runtime::WatchEvent::kTick) {
     std::filesystem::path file;
     std::string key, ignored;
     struct stat st {};
@@ -72,8 +72,9 @@ void FileSource::OnEvent(WatchEvent event) {
 }
 
 bool FileSource::Fail(std::string error_text, std::string* error) {
-  Log(LogLevel::kError, "snapshot file unusable, keeping the last good one",
-      {{"path", path_.string()}, {"error", error_text}});
+  runtime::Log(runtime::LogLevel::kError,
+               "snapshot file unusable, keeping the last good one",
+               {{"path", path_.string()}, {"error", error_text}});
   store_->RecordError(error_text);
   *error = std::move(error_text);
   return false;
@@ -86,9 +87,9 @@ bool FileSource::Reload(std::string* error) {
   struct stat st {};
   std::ifstream in(file, std::ios::binary);
   if (!in || ::stat(file.c_str(), &st) != 0) {
-    return Fail(
-        "cannot read snapshot file " + file.string() + ": " + ErrnoText(errno),
-        error);
+    return Fail("cannot read snapshot file " + file.string() + ": " +
+                    runtime::ErrnoText(errno),
+                error);
   }
   last_id_ = {st.st_dev, st.st_ino,
               st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec,

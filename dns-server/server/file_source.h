@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "server/dir_watcher.h"
+#include "ax/runtime/dir_watcher.h"
 #include "server/snapshot_store.h"
 
 namespace ax::dns {
@@ -39,7 +39,7 @@ class FileSource {
   // Reads the file and loads it if its bytes changed. Start, then the
   // watcher thread only.
   bool Reload(std::string* error);
-  void OnEvent(WatchEvent event);
+  void OnEvent(runtime::WatchEvent event);
   // The file to read now and its ConfigMap key (how to decode it); false with
   // `error` when a volume holds neither key or both.
   bool Resolve(std::filesystem::path* file, std::string* key,
@@ -57,7 +57,7 @@ class FileSource {
     off_t size = -1;
     bool operator==(const FileId&) const = default;
   } last_id_;
-  std::unique_ptr<DirWatcher> watcher_;
+  std::unique_ptr<runtime::DirWatcher> watcher_;
 };
 
 }  // namespace ax::dns

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "ax/ip.h"
-#include "server/clock.h"
-#include "server/config_values.h"
+#include "ax/runtime/clock.h"
+#include "ax/runtime/config_values.h"
 #include "server/explain_handler.h"
 
 namespace ax::dns {
@@ -42,7 +42,7 @@ nlohmann::json InfoJson(const SnapshotInfo& info, int64_t now_ms) {
 // The served snapshot's identity at the top (null before the first load),
 // its full record under "current", and what is kept for rollback.
 nlohmann::json StatusJson(const StoreStatus& s) {
-  const int64_t now = WallMs();
+  const int64_t now = runtime::WallMs();
   nlohmann::json out = s.current ? InfoJson(*s.current, now) : nlohmann::json();
   nlohmann::json doc = {
       {"version", out.value("version", nlohmann::json())},
@@ -89,18 +89,13 @@ void HttpServer::Route() {
                 "\n",
             "text/plain");
       });
-  server.Get("/metrics",
-             [this](const httplib::Request& req, httplib::Response& res) {
-               const Metrics::Page page =
-                   sources_.metrics->Render(req.get_header_value("Accept"));
-               res.set_content(page.body, page.content_type.c_str());
-             });
+  listener_.ServeMetrics([this] { return sources_.metrics->Collect(); });
   server.Get("/v1/explain", [this, store](const httplib::Request& req,
                                           httplib::Response& res) {
     const auto state = store->Current();
     const auto geo = sources_.geo ? sources_.geo->Current() : nullptr;
     const JsonReply reply =
-        ExplainQuery(req.params, state.get(), geo.get(), WallMs());
+        ExplainQuery(req.params, state.get(), geo.get(), runtime::WallMs());
     Reply(res, reply.status, reply.body);
   });
   server.Get("/v1/snapshot",
@@ -113,8 +108,8 @@ void HttpServer::Route() {
                 bool ok = false;
                 if (req.has_param("version")) {
                   int64_t version = 0;
-                  if (!ParseInt(req.get_param_value("version"), 1, INT64_MAX,
-                                &version, &error)) {
+                  if (!runtime::ParseInt(req.get_param_value("version"), 1,
+                                         INT64_MAX, &version, &error)) {
                     Reply(res, 400, {{"error", "version: " + error}});
                     return;
                   }
@@ -130,7 +125,7 @@ void HttpServer::Route() {
               });
 }
 
-bool HttpServer::Start(const Endpoint& at, std::string* error) {
+bool HttpServer::Start(const runtime::Endpoint& at, std::string* error) {
   Route();
   return listener_.Start(at, "http", error);
 }

@@ -7,10 +7,10 @@
 
 #include <string>
 
+#include "ax/runtime/http_listener.h"
+#include "ax/runtime/net.h"
 #include "geo/geo_store.h"
-#include "server/http_listener.h"
 #include "server/metrics.h"
-#include "server/net.h"
 #include "server/snapshot_store.h"
 
 namespace ax::dns {
@@ -26,15 +26,15 @@ class HttpServer {
   explicit HttpServer(HttpSources sources) : sources_(sources) {}
 
   // Binds `at` (port 0: a free port) and serves on a background thread.
-  bool Start(const Endpoint& at, std::string* error);
+  bool Start(const runtime::Endpoint& at, std::string* error);
   void Stop() { listener_.Stop(); }
-  const Endpoint& bound() const { return listener_.bound(); }
+  const runtime::Endpoint& bound() const { return listener_.bound(); }
 
  private:
   void Route();
 
   const HttpSources sources_;
-  HttpListener listener_;
+  runtime::HttpListener listener_;
 };
 
 }  // namespace ax::dns

@@ -4,9 +4,9 @@
 #include "server/kube_source.h"
 
 #include "ax/kube/resource.h"
+#include "ax/kube_runtime/kube_connect.h"
 #include "ax/route_table_configmap.h"
-#include "server/kube_connect.h"
-#include "server/log.h"
+#include "ax/runtime/log.h"
 
 namespace ax::dns {
 namespace {
@@ -52,8 +52,8 @@ std::unique_ptr<KubeSource> KubeSource::Create(const KubeSourceOptions& options,
                                                std::string* error) {
   kube::ClientOptions client_options;
   client_options.user_agent = "ax-dns";
-  KubeConnection connection =
-      ConnectKube(options.kubeconfig, client_options, error);
+  kube::KubeConnection connection =
+      kube::ConnectKube(options.kubeconfig, client_options, error);
   if (!connection.client) return nullptr;
   kube::ListWatchOptions selection;
   selection.field_selector = "metadata.name=" + options.name;
@@ -62,7 +62,8 @@ std::unique_ptr<KubeSource> KubeSource::Create(const KubeSourceOptions& options,
                              kube::ConfigMaps().In(options.namespace_name),
                              selection),
       options, store);
-  Log(LogLevel::kInfo, "snapshot source: Kubernetes API",
+  runtime::Log(
+      runtime::LogLevel::kInfo, "snapshot source: Kubernetes API",
       {{"configmap", source->source_}, {"config", connection.config_source}});
   source->client_ = std::move(connection.client);
   return source;
@@ -75,12 +76,12 @@ KubeSource::KubeSource(std::unique_ptr<kube::ListerWatcher> lister_watcher,
       name_(options.name),
       source_("configmap:" + ns_ + "/" + name_),
       store_(store) {
-  watch_ = std::make_unique<ApiWatch>(
+  watch_ = std::make_unique<kube::ApiWatch>(
       std::move(lister_watcher),
-      ApiWatchLabels{.name = "snapshot source",
-                     .keeping = "serving the last snapshot",
-                     .key = "configmap",
-                     .value = source_},
+      kube::ApiWatchLabels{.name = "snapshot source",
+                           .keeping = "serving the last snapshot",
+                           .key = "configmap",
+                           .value = source_},
       [this] { OnChange(); }, std::move(reflector));
 }
 
@@ -95,9 +96,9 @@ void KubeSource::Missing() {
   missing_ = true;
   last_inputs_.reset();  // the same content re-created is news
   const std::string message = source_ + ": the ConfigMap does not exist";
-  Log(LogLevel::kWarn,
-      "route-table ConfigMap missing; serving the last snapshot",
-      {{"configmap", source_}});
+  runtime::Log(runtime::LogLevel::kWarn,
+               "route-table ConfigMap missing; serving the last snapshot",
+               {{"configmap", source_}});
   // Before any snapshot, readiness should say what it waits for.
   if (!store_->Current()) store_->RecordError(message);
 }
@@ -118,7 +119,8 @@ void KubeSource::OnChange() {
   ParseRouteTableResult parsed = ParseRouteTableConfigMap(Typed(*config_map));
   if (parsed.error) {
     const std::string message = source_ + ": " + parsed.error->ToString();
-    Log(LogLevel::kError,
+    runtime::Log(
+        runtime::LogLevel::kError,
         "route-table ConfigMap unusable, keeping the last good snapshot",
         {{"configmap", source_}, {"error", message}});
     store_->RecordError(message);

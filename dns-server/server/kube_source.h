@@ -14,7 +14,7 @@
 #include <string>
 
 #include "ax/kube/client.h"
-#include "server/api_watch.h"
+#include "ax/kube_runtime/api_watch.h"
 #include "server/snapshot_store.h"
 
 namespace ax::dns {
@@ -46,7 +46,7 @@ class KubeSource {
   void Start();
   void Stop();
 
-  ApiWatchStatus status() const { return watch_->status(); }
+  kube::ApiWatchStatus status() const { return watch_->status(); }
 
  private:
   void OnChange();  // informer thread
@@ -57,7 +57,7 @@ class KubeSource {
   const std::string source_;  // "configmap:NS/NAME", for logs and the store
   SnapshotStore* const store_;
   std::unique_ptr<kube::Client> client_;  // outlives watch_ (Create)
-  std::unique_ptr<ApiWatch> watch_;
+  std::unique_ptr<kube::ApiWatch> watch_;
 
   // Informer thread only. What the last decode read (payloads and our
   // annotations), good or bad: a relist of the same object is no news.

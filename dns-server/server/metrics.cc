@@ -3,15 +3,14 @@
 #include "server/metrics.h"
 
 #include <prometheus/collectable.h>
-#include <prometheus/text_serializer.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <limits>
 #include <mutex>
 
-#include "server/clock.h"
-#include "server/openmetrics.h"
+#include "ax/runtime/clock.h"
+#include "ax/runtime/metric_family.h"
 
 namespace ax::dns {
 namespace {
@@ -19,22 +18,8 @@ namespace {
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
-using Labels = std::vector<ClientMetric::Label>;
-
-MetricFamily Family(std::string name, std::string help, MetricType type) {
-  return {std::move(name), std::move(help), type, {}};
-}
-
-void Add(MetricFamily& f, double value, Labels labels = {}) {
-  ClientMetric m;
-  m.label = std::move(labels);
-  if (f.type == MetricType::Counter) {
-    m.counter.value = value;
-  } else {
-    m.gauge.value = value;
-  }
-  f.metric.push_back(std::move(m));
-}
+using Labels = runtime::MetricLabels;
+using runtime::Family;
 
 // Sums one cell over every worker.
 template <typename Get>
@@ -98,22 +83,25 @@ class Metrics::DataPlane : public prometheus::Collectable {
                 return c.queries[p][t][r];
               });
           if (n == 0) continue;
-          Add(queries, static_cast<double>(n),
-              {{"protocol", protocol},
-               {"qtype", std::string(QtypeLabel(t))},
-               {"rcode", std::string(RcodeLabel(r))}});
+          runtime::AddSample(queries, static_cast<double>(n),
+                             {{"protocol", protocol},
+                              {"qtype", std::string(QtypeLabel(t))},
+                              {"rcode", std::string(RcodeLabel(r))}});
         }
       }
       const Labels labels = {{"protocol", protocol}};
-      Add(malformed,
+      runtime::AddSample(
+          malformed,
           Sum(
               workers, [&](auto& c) -> auto& { return c.malformed[p]; }),
           labels);
-      Add(truncated,
+      runtime::AddSample(
+          truncated,
           Sum(
               workers, [&](auto& c) -> auto& { return c.truncated[p]; }),
           labels);
-      Add(ecs,
+      runtime::AddSample(
+          ecs,
           Sum(
               workers, [&](auto& c) -> auto& { return c.ecs[p]; }),
           labels);
@@ -139,20 +127,23 @@ class Metrics::DataPlane : public prometheus::Collectable {
     auto rrl = Family("ax_dns_rrl_limited_total",
                       "responses limited by response rate limiting, by action",
                       MetricType::Counter);
-    Add(rrl,
+    runtime::AddSample(
+        rrl,
         Sum(
             workers, [](auto& c) -> auto& { return c.rrl_drops; }),
         {{"action", "drop"}});
-    Add(rrl,
+    runtime::AddSample(
+        rrl,
         Sum(
             workers, [](auto& c) -> auto& { return c.rrl_slips; }),
         {{"action", "slip"}});
     auto geo_failed =
         Family("ax_dns_geo_lookup_failures_total",
                "geo or ASN database lookups that errored", MetricType::Counter);
-    Add(geo_failed,
-        Sum(
-            workers, [](auto& c) -> auto& { return c.geo_failures; }));
+    runtime::AddSample(geo_failed, Sum(
+                                       workers, [](auto& c) -> auto& {
+                                         return c.geo_failures;
+                                       }));
     for (auto* f : {&queries, &malformed, &truncated, &ecs, &duration, &rrl,
                     &geo_failed}) {
       out.push_back(std::move(*f));
@@ -178,19 +169,20 @@ class Metrics::DataPlane : public prometheus::Collectable {
     std::map<std::pair<std::string, std::string>, uint64_t> by_source;
     for (const auto& [key, n] : series.by_region) {
       const auto& [domain, region, source] = key;
-      Add(answers, static_cast<double>(n),
+      runtime::AddSample(
+          answers, static_cast<double>(n),
           {{"domain", domain}, {"region", region}, {"source", source}});
       if (source != RouteSourceName(RouteSource::kRegion)) {
         by_source[{domain, source}] += n;
       }
     }
     for (const auto& [key, n] : by_source) {
-      Add(fallback, static_cast<double>(n),
-          {{"domain", key.first}, {"source", key.second}});
+      runtime::AddSample(fallback, static_cast<double>(n),
+                         {{"domain", key.first}, {"source", key.second}});
     }
     for (const auto& [key, n] : series.by_node) {
-      Add(nodes, static_cast<double>(n),
-          {{"domain", key.first}, {"node", key.second}});
+      runtime::AddSample(nodes, static_cast<double>(n),
+                         {{"domain", key.first}, {"node", key.second}});
     }
     out.push_back(std::move(answers));
     out.push_back(std::move(fallback));
@@ -199,41 +191,42 @@ class Metrics::DataPlane : public prometheus::Collectable {
 
   void Snapshot(std::vector<MetricFamily>& out) const {
     const StoreStatus st = s_.store->Status();
-    const int64_t now = WallMs();
+    const int64_t now = runtime::WallMs();
     auto loaded =
         Family("ax_dns_snapshot_loaded",
                "1 once a snapshot is served (readiness)", MetricType::Gauge);
-    Add(loaded, st.current ? 1 : 0);
+    runtime::AddSample(loaded, st.current ? 1 : 0);
     out.push_back(std::move(loaded));
     if (st.current) {
       auto version =
           Family("ax_dns_snapshot_version", "version of the served snapshot",
                  MetricType::Gauge);
-      Add(version, static_cast<double>(st.current->version));
+      runtime::AddSample(version, static_cast<double>(st.current->version));
       auto age = Family("ax_dns_snapshot_age_seconds",
                         "seconds since the served snapshot was loaded",
                         MetricType::Gauge);
-      Add(age, SecondsSince(st.current->loaded_at_ms, now));
+      runtime::AddSample(age, SecondsSince(st.current->loaded_at_ms, now));
       auto generated = Family(
           "ax_dns_snapshot_generated_age_seconds",
           "seconds since the served snapshot was generated (control-plane lag)",
           MetricType::Gauge);
-      Add(generated, SecondsSince(st.current->generated_at_ms, now));
+      runtime::AddSample(generated,
+                         SecondsSince(st.current->generated_at_ms, now));
       auto rolled = Family("ax_dns_snapshot_rolled_back",
                            "1 while a rollback chose the served snapshot",
                            MetricType::Gauge);
-      Add(rolled, st.rolled_back ? 1 : 0);
+      runtime::AddSample(rolled, st.rolled_back ? 1 : 0);
       for (auto* f : {&version, &age, &generated, &rolled}) {
         out.push_back(std::move(*f));
       }
     }
     auto loads = Family("ax_dns_snapshot_loads_total",
                         "snapshots loaded and swapped in", MetricType::Counter);
-    Add(loads, static_cast<double>(st.loads));
+    runtime::AddSample(loads, static_cast<double>(st.loads));
     auto errors = Family("ax_dns_snapshot_load_errors_total",
                          "snapshot loads refused (the last good one kept)",
                          MetricType::Counter);
-    Add(errors, static_cast<double>(st.errors));
+    runtime::AddSample(errors, static_cast<double>(st.errors));
     out.push_back(std::move(loads));
     out.push_back(std::move(errors));
   }
@@ -241,9 +234,9 @@ class Metrics::DataPlane : public prometheus::Collectable {
   // The API source's link to the apiserver (--snapshot-configmap only).
   void SnapshotSource(std::vector<MetricFamily>& out) const {
     if (!s_.kube_source) return;
-    for (MetricFamily& f :
-         ApiWatchFamilies("ax_dns_snapshot_source", "the route-table ConfigMap",
-                          s_.kube_source->status())) {
+    for (MetricFamily& f : kube::ApiWatchFamilies("ax_dns_snapshot_source",
+                                                  "the route-table ConfigMap",
+                                                  s_.kube_source->status())) {
       out.push_back(std::move(f));
     }
   }
@@ -254,20 +247,20 @@ class Metrics::DataPlane : public prometheus::Collectable {
     auto reloads = Family("ax_dns_geo_reloads_total",
                           "geo database sets loaded, the first included",
                           MetricType::Counter);
-    Add(reloads, static_cast<double>(st.reloads));
+    runtime::AddSample(reloads, static_cast<double>(st.reloads));
     auto failures = Family("ax_dns_geo_reload_errors_total",
                            "geo database sets rejected (the last good kept)",
                            MetricType::Counter);
-    Add(failures, static_cast<double>(st.failures));
+    runtime::AddSample(failures, static_cast<double>(st.failures));
     out.push_back(std::move(reloads));
     out.push_back(std::move(failures));
     if (st.last_success) {
       auto loaded = Family("ax_dns_geo_load_age_seconds",
                            "seconds since the geo databases were last loaded",
                            MetricType::Gauge);
-      Add(loaded, std::chrono::duration<double>(GeoStore::Clock::now() -
-                                                *st.last_success)
-                      .count());
+      runtime::AddSample(loaded, std::chrono::duration<double>(
+                                     GeoStore::Clock::now() - *st.last_success)
+                                     .count());
       out.push_back(std::move(loaded));
     }
     const auto resolver = s_.geo->Current();
@@ -276,12 +269,13 @@ class Metrics::DataPlane : public prometheus::Collectable {
                       "seconds since each database file was built (MMDB "
                       "build_epoch), by file and kind (geo, asn)",
                       MetricType::Gauge);
-    const double now = static_cast<double>(WallMs()) / 1000.0;
+    const double now = static_cast<double>(runtime::WallMs()) / 1000.0;
     const GeoDatabases& dbs = resolver->databases();
     for (const auto& [kind, files] :
          {std::pair{"geo", &dbs.geo}, std::pair{"asn", &dbs.asn}}) {
       for (const auto& file : *files) {
-        Add(age, now - static_cast<double>(file->build_epoch()),
+        runtime::AddSample(
+            age, now - static_cast<double>(file->build_epoch()),
             {{"database",
               std::filesystem::path(file->path()).filename().string()},
              {"kind", kind}});
@@ -295,17 +289,17 @@ class Metrics::DataPlane : public prometheus::Collectable {
       const UdpStats u = s_.udp->stats();
       auto received = Family("ax_dns_udp_received_total", "UDP datagrams read",
                              MetricType::Counter);
-      Add(received, static_cast<double>(u.received));
+      runtime::AddSample(received, static_cast<double>(u.received));
       auto kernel =
           Family("ax_dns_udp_kernel_drops_total",
                  "UDP datagrams the kernel dropped before ax-dns read them "
                  "(SO_RXQ_OVFL: receive buffer full)",
                  MetricType::Counter);
-      Add(kernel, static_cast<double>(u.kernel_drops));
+      runtime::AddSample(kernel, static_cast<double>(u.kernel_drops));
       auto send_errors =
           Family("ax_dns_udp_send_errors_total",
                  "UDP answers the kernel did not take", MetricType::Counter);
-      Add(send_errors, static_cast<double>(u.send_errors));
+      runtime::AddSample(send_errors, static_cast<double>(u.send_errors));
       for (auto* f : {&received, &kernel, &send_errors}) {
         out.push_back(std::move(*f));
       }
@@ -316,20 +310,22 @@ class Metrics::DataPlane : public prometheus::Collectable {
           "ax_dns_tcp_connections_total",
           "TCP connections by result (accepted, or rejected over the limit)",
           MetricType::Counter);
-      Add(connections, static_cast<double>(t.accepted),
-          {{"result", "accepted"}});
-      Add(connections, static_cast<double>(t.rejected),
-          {{"result", "rejected"}});
+      runtime::AddSample(connections, static_cast<double>(t.accepted),
+                         {{"result", "accepted"}});
+      runtime::AddSample(connections, static_cast<double>(t.rejected),
+                         {{"result", "rejected"}});
       auto closed =
           Family("ax_dns_tcp_connections_closed_total",
                  "TCP connections closed by the server, by reason (idle, "
                  "slow: a message took too long)",
                  MetricType::Counter);
-      Add(closed, static_cast<double>(t.closed_idle), {{"reason", "idle"}});
-      Add(closed, static_cast<double>(t.closed_slow), {{"reason", "slow"}});
+      runtime::AddSample(closed, static_cast<double>(t.closed_idle),
+                         {{"reason", "idle"}});
+      runtime::AddSample(closed, static_cast<double>(t.closed_slow),
+                         {{"reason", "slow"}});
       auto open = Family("ax_dns_tcp_connections_open",
                          "TCP connections open now", MetricType::Gauge);
-      Add(open, t.open);
+      runtime::AddSample(open, t.open);
       for (auto* f : {&connections, &closed, &open}) {
         out.push_back(std::move(*f));
       }
@@ -343,12 +339,13 @@ class Metrics::DataPlane : public prometheus::Collectable {
         "sampled decisions by outcome (written, dropped: a worker's buffer "
         "was full, error: the write failed)",
         MetricType::Counter);
-    Add(records, static_cast<double>(s_.decision_log->written()),
-        {{"outcome", "written"}});
-    Add(records, static_cast<double>(s_.decision_log->dropped()),
-        {{"outcome", "dropped"}});
-    Add(records, static_cast<double>(s_.decision_log->write_errors()),
-        {{"outcome", "error"}});
+    runtime::AddSample(records, static_cast<double>(s_.decision_log->written()),
+                       {{"outcome", "written"}});
+    runtime::AddSample(records, static_cast<double>(s_.decision_log->dropped()),
+                       {{"outcome", "dropped"}});
+    runtime::AddSample(records,
+                       static_cast<double>(s_.decision_log->write_errors()),
+                       {{"outcome", "error"}});
     out.push_back(std::move(records));
   }
 
@@ -365,7 +362,8 @@ Metrics::Metrics(MetricSources sources)
                             "serve)")
                       .Register(*registry_)),
       data_plane_(std::make_unique<DataPlane>(sources)),
-      probe_(sources.probe) {}
+      probe_(sources.probe),
+      standalone_(sources.standalone) {}
 
 Metrics::~Metrics() = default;
 
@@ -376,8 +374,8 @@ prometheus::Counter& Metrics::Redirect(int status) {
 std::vector<MetricFamily> Metrics::Collect() const {
   std::vector<MetricFamily> out = registry_->Collect();
   for (const prometheus::Collectable* part :
-       {static_cast<const prometheus::Collectable*>(data_plane_.get()),
-        probe_}) {
+       {static_cast<const prometheus::Collectable*>(data_plane_.get()), probe_,
+        standalone_}) {
     if (part == nullptr) continue;
     std::vector<MetricFamily> data = part->Collect();
     std::move(data.begin(), data.end(), std::back_inserter(out));
@@ -385,15 +383,6 @@ std::vector<MetricFamily> Metrics::Collect() const {
   std::sort(out.begin(), out.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
   return out;
-}
-
-Metrics::Page Metrics::Render(std::string_view accept) const {
-  const std::vector<MetricFamily> families = Collect();
-  if (PrefersOpenMetrics(accept)) {
-    return {kOpenMetricsContentType, SerializeOpenMetrics(families)};
-  }
-  return {kPrometheusTextContentType,
-          prometheus::TextSerializer().Serialize(families)};
 }
 
 }  // namespace ax::dns

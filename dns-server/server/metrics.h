@@ -2,8 +2,9 @@
 // HTTP side bumps, e.g. redirects) plus a Collectable that reads the data
 // plane at scrape time: per-worker query cells, answer counts by name, the
 // snapshot store and its API source, geo databases, UDP/TCP and decision-log
-// statistics; with standalone probing also the prober's families
-// (probe/metrics: ax_probe_*, ax_node_health_state). Names follow one
+// statistics; standalone, what its plan decided (ax_dns_standalone_*) and,
+// probing, the prober's families (probe/metrics: ax_probe_*,
+// ax_node_health_state). Names follow one
 // convention (tested): ax_dns_ prefix (ax_probe_/ax_node_ for those), snake
 // case, counters end _total, durations are _seconds.
 #pragma once
@@ -41,6 +42,8 @@ struct MetricSources {
   // Standalone probing's ax_probe_* / ax_node_health_state families
   // (probe/metrics); null: not probing.
   const prometheus::Collectable* probe = nullptr;
+  // Standalone's ax_dns_standalone_* (standalone_metrics.h); null otherwise.
+  const prometheus::Collectable* standalone = nullptr;
 };
 
 class Metrics {
@@ -56,20 +59,14 @@ class Metrics {
   // Every family, sorted by name.
   std::vector<prometheus::MetricFamily> Collect() const;
 
-  struct Page {
-    std::string content_type;
-    std::string body;
-  };
-  // The exposition the scraper's Accept header asks for.
-  Page Render(std::string_view accept) const;
-
  private:
   class DataPlane;
 
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>* redirects_;
   std::unique_ptr<DataPlane> data_plane_;
-  const prometheus::Collectable* probe_;  // null: not probing
+  const prometheus::Collectable* probe_;       // null: not probing
+  const prometheus::Collectable* standalone_;  // null: not standalone
 };
 
 }  // namespace ax::dns

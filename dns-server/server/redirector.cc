@@ -9,9 +9,9 @@
 #include <optional>
 
 #include "ax/decide.h"
+#include "ax/runtime/clock.h"
+#include "ax/runtime/random_seed.h"
 #include "responder/client_subnet.h"
-#include "server/clock.h"
-#include "server/random_seed.h"
 
 namespace ax::dns {
 namespace {
@@ -124,7 +124,7 @@ Redirector::Redirector(RedirectOptions options, const SnapshotStore* store,
       store_(store),
       geo_(geo),
       metrics_(metrics),
-      seed_(RandomSeed()) {}
+      seed_(runtime::RandomSeed()) {}
 
 bool Redirector::Start(std::string* error) {
   // httplib routes HEAD to the GET handlers and sends no body.
@@ -145,8 +145,8 @@ bool Redirector::Start(std::string* error) {
     const auto state = store_->Current();
     const auto resolver = geo_ ? geo_->Current() : nullptr;
     Rng rng(seed_ + 0x9E3779B97F4A7C15ULL * requests_.fetch_add(1));
-    const RedirectReply reply =
-        DecideRedirect(request, state.get(), resolver.get(), WallMs(), rng);
+    const RedirectReply reply = DecideRedirect(
+        request, state.get(), resolver.get(), runtime::WallMs(), rng);
     res.status = reply.status;
     res.set_header("Cache-Control", "no-store");
     if (reply.status == 302) {

@@ -13,9 +13,9 @@
 
 #include "ax/ip.h"
 #include "ax/rng.h"
+#include "ax/runtime/http_listener.h"
 #include "geo/geo_store.h"
 #include "responder/serving_state.h"
-#include "server/http_listener.h"
 #include "server/metrics.h"
 #include "server/snapshot_store.h"
 
@@ -43,7 +43,7 @@ RedirectReply DecideRedirect(const RedirectRequest& request,
 std::string JoinUrl(std::string_view base, std::string_view target);
 
 struct RedirectOptions {
-  Endpoint listen;
+  runtime::Endpoint listen;
   bool trust_xff = false;  // X-Forwarded-For / -Proto come from our own proxy
 };
 
@@ -54,7 +54,7 @@ class Redirector {
 
   bool Start(std::string* error);
   void Stop() { listener_.Stop(); }
-  const Endpoint& bound() const { return listener_.bound(); }
+  const runtime::Endpoint& bound() const { return listener_.bound(); }
 
  private:
   const RedirectOptions options_;
@@ -63,7 +63,7 @@ class Redirector {
   Metrics* const metrics_;
   const uint64_t seed_;
   std::atomic<uint64_t> requests_{0};  // distinct RNG stream per request
-  HttpListener listener_;
+  runtime::HttpListener listener_;
 };
 
 }  // namespace ax::dns

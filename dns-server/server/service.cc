@@ -8,8 +8,8 @@
 #include <cmath>
 #include <thread>
 
-#include "server/log.h"
-#include "server/random_seed.h"
+#include "ax/runtime/log.h"
+#include "ax/runtime/random_seed.h"
 
 namespace ax::dns {
 
@@ -53,19 +53,21 @@ bool Service::Start(std::string* error) {
       .tcp = tcp_.get(),
       .decision_log = decision_log_.get(),
       .kube_source = kube_source_.get(),
-      .probe = standalone_ ? standalone_->probe_metrics() : nullptr});
+      .probe = standalone_ ? standalone_->probe_metrics() : nullptr,
+      .standalone = standalone_ ? standalone_->plan_metrics() : nullptr});
   http_ = std::make_unique<HttpServer>(HttpSources{
       .store = &store_, .geo = geo_.get(), .metrics = metrics_.get()});
   if (!config_.http_listen.empty()) {
-    Endpoint at;
-    if (!ParseEndpoint(config_.http_listen, &at, error) ||
+    runtime::Endpoint at;
+    if (!runtime::ParseEndpoint(config_.http_listen, &at, error) ||
         !http_->Start(at, error)) {
       return false;
     }
   }
   if (!config_.redirect_listen.empty()) {
-    Endpoint at;
-    if (!ParseEndpoint(config_.redirect_listen, &at, error)) return false;
+    runtime::Endpoint at;
+    if (!runtime::ParseEndpoint(config_.redirect_listen, &at, error))
+      return false;
     redirector_ = std::make_unique<Redirector>(
         RedirectOptions{.listen = at, .trust_xff = config_.redirect_trust_xff},
         &store_, geo_.get(), metrics_.get());
@@ -89,26 +91,30 @@ bool Service::StartSource(std::string* error) {
   } else if (!config_.standalone_dir.empty()) {
     standalone_ = std::make_unique<StandaloneSource>(
         config_.standalone_dir, &store_,
-        StandaloneOptions{.debounce = config_.reload_debounce,
-                          .rebuild_interval = config_.rebuild_interval,
-                          .probe = config_.probe,
-                          .probe_engine = {.tls = {.ca_file = config_.probe_ca,
-                                                   .insecure_skip_verify =
-                                                       config_.probe_insecure},
-                                           .seed = RandomSeed()},
-                          .token_dir = config_.probe_token_dir,
-                          .vantage = config_.identity});
+        StandaloneOptions{
+            .debounce = config_.reload_debounce,
+            .rebuild_interval = config_.rebuild_interval,
+            .probe = config_.probe,
+            .probe_engine = {.tls = {.ca_file = config_.probe_ca,
+                                     .insecure_skip_verify =
+                                         config_.probe_insecure},
+                             .seed = runtime::RandomSeed()},
+            .token_dir = config_.probe_token_dir,
+            .vantage = config_.identity,
+            .snapshot_history = static_cast<size_t>(config_.snapshot_history)});
     if (!standalone_->Start(&source_error)) {
-      Log(LogLevel::kError, "standalone: nothing to serve yet",
-          {{"dir", config_.standalone_dir}, {"error", source_error}});
+      runtime::Log(runtime::LogLevel::kError,
+                   "standalone: nothing to serve yet",
+                   {{"dir", config_.standalone_dir}, {"error", source_error}});
     }
   } else {
     file_source_ = std::make_unique<FileSource>(
         config_.snapshot_file, &store_,
         FileSourceOptions{.debounce = config_.reload_debounce});
     if (!file_source_->Start(&source_error)) {
-      Log(LogLevel::kError, "snapshot file: nothing to serve yet",
-          {{"file", config_.snapshot_file}, {"error", source_error}});
+      runtime::Log(runtime::LogLevel::kError,
+                   "snapshot file: nothing to serve yet",
+                   {{"file", config_.snapshot_file}, {"error", source_error}});
     }
   }
   return true;
@@ -128,10 +134,10 @@ bool Service::StartGeo(std::string* error) {
     return false;
   }
   store_.SetPrepare([this](const ServingState& state) { AttachGeo(state); });
-  Log(LogLevel::kInfo, "geo databases loaded",
-      {{"geo", config_.geo_db},
-       {"asn", config_.asn_db},
-       {"tables", GeoTableFields(*geo_->Current())}});
+  runtime::Log(runtime::LogLevel::kInfo, "geo databases loaded",
+               {{"geo", config_.geo_db},
+                {"asn", config_.asn_db},
+                {"tables", GeoTableFields(*geo_->Current())}});
   return true;
 }
 
@@ -144,7 +150,7 @@ bool Service::StartDns(const QueryContext& context, std::string* error) {
       .rcvbuf = config_.udp_rcvbuf};
   const bool any_port =
       std::any_of(config_.listen.begin(), config_.listen.end(),
-                  [](const Endpoint& e) { return e.port == 0; });
+                  [](const runtime::Endpoint& e) { return e.port == 0; });
   // TCP joins the UDP ports, so port 0 gives one port for both protocols;
   // but the number UDP got may be taken for TCP: then try fresh ports.
   constexpr int kAttempts = 5;
@@ -178,11 +184,11 @@ void Service::AttachGeo(const ServingState& state) const {
   const std::chrono::duration<double, std::milli> took =
       std::chrono::steady_clock::now() - start;
   const bool built = attached == ServingState::GeoAttach::kBuilt;
-  Log(built ? LogLevel::kInfo : LogLevel::kDebug,
-      built ? "geo regions compiled" : "geo regions reused",
-      {{"version", state.snapshot().version},
-       {"ranges", state.geo_regions()->ranges()},
-       {"ms", std::round(took.count())}});
+  runtime::Log(built ? runtime::LogLevel::kInfo : runtime::LogLevel::kDebug,
+               built ? "geo regions compiled" : "geo regions reused",
+               {{"version", state.snapshot().version},
+                {"ranges", state.geo_regions()->ranges()},
+                {"ms", std::round(took.count())}});
 }
 
 nlohmann::json Service::GeoTableFields(const GeoResolver& geo) {
@@ -210,11 +216,12 @@ void Service::Housekeeping() {
     // the current resolver; until attached, queries classify the slow way.
     if (const auto state = store_.Current()) AttachGeo(*state);
     if (r == GeoStore::Reload::kReloaded) {
-      Log(LogLevel::kInfo, "geo databases reloaded",
-          {{"tables", GeoTableFields(*geo_->Current())}});
+      runtime::Log(runtime::LogLevel::kInfo, "geo databases reloaded",
+                   {{"tables", GeoTableFields(*geo_->Current())}});
     } else if (r == GeoStore::Reload::kFailed) {
-      Log(LogLevel::kError, "geo reload failed, keeping the last good one",
-          {{"error", geo_->status().last_error}});
+      runtime::Log(runtime::LogLevel::kError,
+                   "geo reload failed, keeping the last good one",
+                   {{"error", geo_->status().last_error}});
     }
     lock.lock();
   }

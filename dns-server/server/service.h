@@ -43,13 +43,17 @@ class Service {
   void Stop();
 
   SnapshotStore& store() { return store_; }
-  const std::vector<Endpoint>& dns_addresses() const { return udp_->bound(); }
-  const Endpoint& http_address() const { return http_->bound(); }
+  const std::vector<runtime::Endpoint>& dns_addresses() const {
+    return udp_->bound();
+  }
+  const runtime::Endpoint& http_address() const { return http_->bound(); }
   UdpStats udp_stats() const { return udp_->stats(); }
   TcpStats tcp_stats() const { return tcp_->stats(); }
   const Metrics& metrics() const { return *metrics_; }
   // Only with --redirect-listen.
-  const Endpoint& redirect_address() const { return redirector_->bound(); }
+  const runtime::Endpoint& redirect_address() const {
+    return redirector_->bound();
+  }
 
  private:
   bool StartGeo(std::string* error);

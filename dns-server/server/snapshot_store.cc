@@ -4,10 +4,10 @@
 
 #include <chrono>
 
+#include "ax/runtime/clock.h"
+#include "ax/runtime/log.h"
 #include "ax/snapshot_json.h"
 #include "ax/snapshot_validate.h"
-#include "server/clock.h"
-#include "server/log.h"
 
 namespace ax::dns {
 namespace {
@@ -86,21 +86,22 @@ LoadOutcome SnapshotStore::Publish(
   }
   history_.push_back(Entry{
       std::move(state), SnapshotInfo{version, hash, snapshot->generated_at_ms,
-                                     WallMs(), std::string(source)}});
+                                     runtime::WallMs(), std::string(source)}});
   while (history_.size() > max_history_) history_.pop_front();
   high_water_ = version;
   rolled_back_ = false;
   loads_++;
   SwapTo(history_.size() - 1);
   lock.unlock();
-  Log(LogLevel::kInfo, "snapshot loaded",
-      {{"version", version}, {"hash", hash}, {"source", source}});
+  runtime::Log(runtime::LogLevel::kInfo, "snapshot loaded",
+               {{"version", version}, {"hash", hash}, {"source", source}});
   return LoadOutcome::kSwapped;
 }
 
 LoadOutcome SnapshotStore::Reject(std::string message, std::string* error) {
-  Log(LogLevel::kError, "snapshot rejected, keeping the last good one",
-      {{"error", message}});
+  runtime::Log(runtime::LogLevel::kError,
+               "snapshot rejected, keeping the last good one",
+               {{"error", message}});
   if (error) *error = message;
   RecordError(std::move(message));
   return LoadOutcome::kRejected;
@@ -117,7 +118,8 @@ bool SnapshotStore::Rollback(uint64_t version, std::string* error) {
     if (history_[i].info.version != version) continue;
     SwapTo(i);
     rolled_back_ = true;
-    Log(LogLevel::kWarn, "snapshot rolled back", {{"version", version}});
+    runtime::Log(runtime::LogLevel::kWarn, "snapshot rolled back",
+                 {{"version", version}});
     return true;
   }
   std::string kept;
@@ -151,7 +153,7 @@ void SnapshotStore::RecordError(std::string message) {
   std::lock_guard lock(mu_);
   errors_++;
   last_error_ = std::move(message);
-  last_error_at_ms_ = WallMs();
+  last_error_at_ms_ = runtime::WallMs();
 }
 
 StoreStatus SnapshotStore::Status() const {

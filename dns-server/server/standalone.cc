@@ -1,37 +1,31 @@
-// StandaloneSource: manifests -> World -> BuildSnapshot -> store. Node status
-// comes from the in-process prober where a node declares a healthCheck and has
-// a verdict, else "Up by adminState" (the builder drops Drain/Disabled nodes
-// itself). A verdict change is logged and pokes the watcher thread to rebuild
-// at once.
+// StandaloneSource: DIR -> API objects -> the plan -> the store, and the
+// plan's statuses, Events and invalid objects -> log lines and metrics. A
+// verdict change is logged and pokes the watcher thread to plan again at once;
+// so does the plan's requeue time, through the WakeTimer.
 #include "server/standalone.h"
 
-#include <chrono>
-#include <exception>
-#include <vector>
+#include <algorithm>
+#include <utility>
 
-#include "ax/build_snapshot.h"
-#include "ax/manifest_loader.h"
+#include "ax/gather.h"
+#include "ax/runtime/clock.h"
+#include "ax/runtime/log.h"
 #include "engine/world_targets.h"
-#include "server/clock.h"
-#include "server/log.h"
+#include "server/standalone_log.h"
+#include "server/standalone_report.h"
 
 namespace ax::dns {
-namespace {
-
-StatusMap AssumeUp(const World& world) {
-  StatusMap status;
-  for (const Node& n : world.nodes) status[n.meta.name].health = Health::kUp;
-  return status;
-}
-
-}  // namespace
 
 StandaloneSource::StandaloneSource(std::filesystem::path dir,
                                    SnapshotStore* store,
                                    StandaloneOptions options)
-    : dir_(std::move(dir)), store_(store), options_(options) {}
+    : dir_(std::move(dir)),
+      store_(store),
+      options_(std::move(options)),
+      pipeline_(StandalonePlanOptions(options_.snapshot_history)) {}
 
 bool StandaloneSource::Start(std::string* error) {
+  wake_ = std::make_unique<WakeTimer>([this] { Poke(); });
   if (options_.probe) {
     probe_metrics_ = std::make_unique<probe::ProbeMetrics>(options_.vantage);
     prober_ = std::make_unique<probe::ProbeEngine>(
@@ -40,117 +34,166 @@ bool StandaloneSource::Start(std::string* error) {
           if (!event.transition.changed) return;
           // Rare (thresholds damp flapping) and what an operator asks first
           // when answers change: which node, which way, and why.
-          Log(LogLevel::kInfo, "node health changed",
-              {{"node", event.node},
-               {"from", HealthName(event.transition.from)},
-               {"to", HealthName(event.transition.to)},
-               {"error", event.result.error}});
-          // watcher_ exists: the prober starts after it.
-          watcher_->Poke();
+          runtime::Log(runtime::LogLevel::kInfo, "node health changed",
+                       {{"node", event.node},
+                        {"from", HealthName(event.transition.from)},
+                        {"to", HealthName(event.transition.to)},
+                        {"error", event.result.error}});
+          Poke();
         });
     probe_metrics_->SetEngine(prober_.get());
   }
   const bool ok = Reconcile(true, error);
-  watcher_ = std::make_unique<DirWatcher>(
-      dir_, WatchOptions{options_.debounce, options_.rebuild_interval},
-      [this](WatchEvent event) {
-        std::string ignored;  // logged and recorded where it happened
-        Reconcile(event == WatchEvent::kChanged, &ignored);
-      });
   std::string probe_error;
   if (prober_ && !prober_->Start(&probe_error)) {
     // Serving without verdicts beats not serving: nodes count Up.
-    Log(LogLevel::kError, "prober failed to start; nodes count Up",
-        {{"error", probe_error}});
+    runtime::Log(runtime::LogLevel::kError,
+                 "prober failed to start; nodes count Up",
+                 {{"error", probe_error}});
     probe_metrics_->SetEngine(nullptr);
     prober_.reset();
   }
+  // Last: from here on passes run on the watcher's thread, which reads
+  // prober_. Pokes before it exists wait for it.
+  std::lock_guard lock(watcher_mu_);
+  watcher_ = std::make_unique<runtime::DirWatcher>(
+      dir_, runtime::WatchOptions{options_.debounce, options_.rebuild_interval},
+      [this](runtime::WatchEvent event) {
+        std::string ignored;  // logged and recorded where it happened
+        Reconcile(event == runtime::WatchEvent::kChanged, &ignored);
+      });
+  if (std::exchange(poke_pending_, false)) watcher_->Poke();
   return ok;
 }
 
 void StandaloneSource::Stop() {
-  if (prober_) prober_->Stop();  // no more pokes
-  watcher_.reset();              // no more reconciles
+  if (prober_) prober_->Stop();  // no more pokes from verdicts
+  std::unique_ptr<runtime::DirWatcher> watcher;
+  {
+    std::lock_guard lock(watcher_mu_);
+    watcher = std::move(watcher_);
+  }
+  watcher.reset();  // no more passes
+  wake_.reset();
   if (probe_metrics_) probe_metrics_->SetEngine(nullptr);
   prober_.reset();
 }
 
-StatusMap StandaloneSource::Statuses() const {
-  StatusMap status = AssumeUp(*world_);
-  if (!prober_) return status;
-  for (auto& [node, probed] : prober_->Statuses()) {
-    const auto it = status.find(node);
-    if (it != status.end() && probed.health != Health::kUnknown) {
-      it->second = std::move(probed);
-    }
+void StandaloneSource::Poke() {
+  std::lock_guard lock(watcher_mu_);
+  if (watcher_) {
+    watcher_->Poke();
+  } else {
+    poke_pending_ = true;
   }
-  return status;
 }
 
-void StandaloneSource::UpdateProbeTargets() {
+void StandaloneSource::UpdateProbeTargets(const World& world) {
   if (!prober_) return;
   probe::WorldTargets targets =
-      probe::ProbeTargetsForWorld(*world_, options_.token_dir);
+      probe::ProbeTargetsForWorld(world, options_.token_dir);
   for (const probe::TokenProblem& p : targets.unreadable_tokens) {
-    Log(LogLevel::kError, "probe token unreadable; probing without it",
-        {{"node", p.node}, {"file", p.file}});
+    runtime::Log(runtime::LogLevel::kError,
+                 "probe token unreadable; probing without it",
+                 {{"node", p.node}, {"file", p.file}});
   }
   prober_->SetTargets(std::move(targets.targets));
 }
 
-bool StandaloneSource::ReadManifests(std::string* error) {
-  ManifestLoadResult loaded = LoadManifestDir(dir_);
-  if (loaded.ok()) {
-    world_ = std::move(loaded.world);
-    UpdateProbeTargets();
-    return true;
+void StandaloneSource::ReadManifests() {
+  ManifestObjects read = ReadManifestObjects(dir_);
+  file_errors_ = read.errors;
+  for (const std::string& file : read.unreadable_files) {
+    runtime::Log(runtime::LogLevel::kWarn,
+                 "manifest file unreadable; keeping the objects last read "
+                 "from it",
+                 {{"dir", dir_.string()}, {"file", file}});
   }
-  for (const ManifestError& e : loaded.errors) {
-    Log(LogLevel::kError, "manifest error",
-        {{"dir", dir_.string()},
-         {"source", e.source},
-         {"object", e.object},
-         {"field", e.field},
-         {"error", e.message}});
-  }
-  *error = std::to_string(loaded.errors.size()) + " manifest error(s) in " +
-           dir_.string() + ", first: " + loaded.errors.front().ToString();
-  Log(LogLevel::kWarn,
-      world_ ? "manifests broken, serving the last good world"
-             : "manifests broken, nothing to serve yet",
-      {{"dir", dir_.string()}, {"errors", loaded.errors.size()}});
-  store_->RecordError(*error);
-  return false;
+  pipeline_.SetObjects(std::move(read));
+  // The plan gathers the same objects again each pass; this is only for
+  // what to probe and report, which changes with the objects alone.
+  const GatheredWorld gathered = GatherWorld(pipeline_.observed());
+  checked_nodes_ = CheckedNodes(gathered.world);
+  UpdateProbeTargets(gathered.world);
 }
 
 bool StandaloneSource::Reconcile(bool reread, std::string* error) {
-  const bool fresh = reread && ReadManifests(error);
   // An operator rolled back: keep that until the manifests change for good.
-  if (!fresh && store_->Status().rolled_back) return true;
-  if (!world_) return false;
+  if (!reread && store_->Status().rolled_back) return true;
+  const int64_t now_ms =
+      options_.wall_ms ? options_.wall_ms() : runtime::WallMs();
+  if (reread) ReadManifests();
+  const StandalonePass pass = pipeline_.Plan(
+      StandaloneReport(
+          checked_nodes_,
+          prober_ ? prober_->Snapshot()
+                  : std::map<std::string, probe::NodeProbeState>{},
+          options_.vantage.empty() ? "standalone" : options_.vantage, now_ms),
+      now_ms);
+  const std::vector<ManifestError> errors = ManifestErrors(
+      file_errors_, pass.plan.invalid_objects, pipeline_.sources());
+  const std::string dir = dir_.string();
+  // The objects change only when read: say what is wrong with them then.
+  if (reread && !errors.empty()) {
+    LogManifestErrors(dir, errors);
+    store_->RecordError(ManifestErrorSummary(dir, errors));
+  }
+  bool ok = pass.valid_domains > 0;
+  if (!ok) {
+    *error = errors.empty() ? "no Domain in " + dir
+                            : ManifestErrorSummary(dir, errors);
+    if (reread) {
+      if (errors.empty()) store_->RecordError(*error);
+      runtime::Log(runtime::LogLevel::kWarn,
+                   store_->Current() ? "no valid Domain in the manifests, "
+                                       "serving the last good snapshot"
+                                     : "no valid Domain in the manifests, "
+                                       "nothing to serve yet",
+                   {{"dir", dir}, {"errors", errors.size()}});
+    }
+  } else {
+    if (reread && !errors.empty()) {
+      runtime::Log(runtime::LogLevel::kWarn,
+                   "manifest objects left out, serving the rest",
+                   {{"dir", dir}, {"errors", errors.size()}});
+    }
+    ok = Apply(pass, error);
+  }
+  metrics_.Observe(pass.plan.invalid_objects.size(), file_errors_.size(),
+                   pipeline_.observed());
+  return ok;
+}
 
-  const std::shared_ptr<const ServingState> current = store_->Current();
-  const Snapshot* previous = current ? &current->snapshot() : nullptr;
-  auto snapshot = std::make_shared<Snapshot>();
-  try {
-    *snapshot = BuildSnapshot(
-        *world_, Statuses(), previous,
-        BuildOptions{.now_ms = WallMs(), .version = store_->NextVersion()});
-  } catch (const std::exception& e) {
-    *error = std::string("building the snapshot failed: ") + e.what();
-    Log(LogLevel::kError, "snapshot build failed",
-        {{"dir", dir_.string()}, {"error", *error}});
+bool StandaloneSource::Apply(const StandalonePass& pass, std::string* error) {
+  const controller::Plan& plan = pass.plan;
+  if (pass.unreadable ||
+      plan.summary.outcome == controller::PublishOutcome::kRejected) {
+    // The plan checked the snapshot it built: this is a bug, not the
+    // manifests. Keep serving; the plan's Event says more.
+    *error = pass.unreadable ? "the plan's route table does not decode: " +
+                                   pass.unreadable->ToString()
+                             : "the plan refused its snapshot";
+    runtime::Log(runtime::LogLevel::kError, "standalone plan failed",
+                 {{"dir", dir_.string()}, {"error", *error}});
     store_->RecordError(*error);
+    LogEvents(plan.events);
     return false;
   }
-  // Periodic rebuilds of an unchanged world publish nothing, so the kept
-  // history stays worth rolling back to.
-  if (previous && previous->content_hash == snapshot->content_hash) {
-    return true;
+  if (pass.snapshot &&
+      store_->Load(pass.snapshot, "standalone:" + dir_.string(), error) ==
+          LoadOutcome::kRejected) {
+    return false;  // the store logged and recorded why
   }
-  return store_->Load(std::shared_ptr<const Snapshot>(std::move(snapshot)),
-                      "standalone:" + dir_.string(),
-                      error) != LoadOutcome::kRejected;
+  LogStatusChanges(pipeline_.Commit(plan));
+  LogEvents(plan.events);
+  // Not sooner than a debounce: a due step is as well served a little late
+  // as by a burst of passes.
+  wake_->Set(plan.requeue_after_ms
+                 ? std::optional(std::max<std::chrono::milliseconds>(
+                       std::chrono::milliseconds(*plan.requeue_after_ms),
+                       options_.debounce))
+                 : std::nullopt);
+  return true;
 }
 
 }  // namespace ax::dns

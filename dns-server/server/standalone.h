@@ -1,21 +1,27 @@
-// `--standalone DIR`: the reconcile loop in one process. Loads the YAML
-// manifests from DIR, builds the route-table snapshot (every node Up until
-// probing lands), hands it to the store, re-reads DIR when it changes and
-// rebuilds periodically so rule expiry and failover windows advance. A broken
-// edit keeps serving the last good world, with every error logged.
+// `--standalone DIR`: the reconcile loop in one process, through the same
+// pure plan as the operator (standalone_pipeline.h), with the I/O around it:
+// reading DIR, probing in process, the store, logs, metrics, and when to plan
+// again. Deciding anything is the plan's.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ax/model.h"
+#include "ax/runtime/dir_watcher.h"
 #include "engine/engine.h"
 #include "metrics/probe_metrics.h"
-#include "server/dir_watcher.h"
 #include "server/snapshot_store.h"
+#include "server/standalone_metrics.h"
+#include "server/standalone_pipeline.h"
+#include "server/wake_timer.h"
 
 namespace ax::dns {
 
@@ -23,23 +29,38 @@ struct StandaloneOptions {
   std::chrono::milliseconds debounce{200};
   std::chrono::milliseconds rebuild_interval{10'000};
   // Probe the nodes that declare a healthCheck, in process (one vantage),
-  // and build with their verdicts: a health change rebuilds at once. Nodes
-  // without a check, or not probed yet, count Up by adminState.
+  // and plan with their verdicts: a health change plans again at once.
+  // Nodes without a check, or not probed yet, count Up by adminState.
   bool probe = false;
   probe::EngineConfig probe_engine;
   // Probe tokens: the file <token_dir>/<healthCheck.tokenSecretRef>.
   std::filesystem::path token_dir;
-  // The vantage label of the probe metrics (the server's identity).
+  // The vantage: the probe metrics' label (the server's identity) and the
+  // name of the report the plan reads ("standalone" when empty).
   std::string vantage;
+  // Route-table versions the plan keeps (--snapshot-history).
+  size_t snapshot_history = 5;
+  // The wall clock the plans run on (unix ms); default the system clock.
+  // Tests inject one to step a canary through its pauses.
+  std::function<int64_t()> wall_ms;
 };
 
+// Reads DIR's manifests as API objects, probes the nodes that declare a
+// healthCheck (one vantage, standalone_report.h), plans, serves the plan's
+// route table from the store and keeps its statuses in memory (logged when
+// a condition or phase changes; ax_dns_standalone_* metrics). Plans again
+// when DIR changes, a verdict changes, the plan asks (a canary step, a Rule
+// expiry) and every rebuild interval. A bad object is left out by name and
+// logged; a directory that yields no valid Domain keeps the last good
+// snapshot, as does an operator's rollback until the manifests change.
 class StandaloneSource {
  public:
   StandaloneSource(std::filesystem::path dir, SnapshotStore* store,
                    StandaloneOptions options = {});
+  ~StandaloneSource() { Stop(); }
 
-  // Loads and publishes once now, then watches DIR. Returns false (with
-  // `error`) when the first load failed; the watcher runs regardless.
+  // Reads, plans and publishes once now, then watches DIR. Returns false
+  // (with `error`) when nothing could be served; the watcher runs regardless.
   bool Start(std::string* error);
   void Stop();
 
@@ -48,26 +69,37 @@ class StandaloneSource {
   const prometheus::Collectable* probe_metrics() const {
     return probe_metrics_.get();
   }
+  // ax_dns_standalone_* (standalone_metrics.h).
+  const prometheus::Collectable* plan_metrics() const { return &metrics_; }
 
  private:
-  // Re-reads the manifests when `reread`, then rebuilds from the last good
-  // world and publishes if the content changed. Watcher thread only (after
-  // Start). Returns false with `error` when nothing could be published.
+  // Re-reads DIR when `reread`, plans, and serves what the plan publishes.
+  // Watcher thread only (after Start). False with `error` when nothing new
+  // could be served.
   bool Reconcile(bool reread, std::string* error);
-  bool ReadManifests(std::string* error);
-
-  // Node status for the build: probe verdicts over "Up by adminState".
-  StatusMap Statuses() const;
+  void ReadManifests();
+  // Serves the pass's new route table, if any, then commits the pass and
+  // logs it. False with `error` when it was refused.
+  bool Apply(const StandalonePass& pass, std::string* error);
   // Hands the world's checks to the prober.
-  void UpdateProbeTargets();
+  void UpdateProbeTargets(const World& world);
+  // Runs a pass soon on the watcher thread (or once it exists).
+  void Poke();
 
   const std::filesystem::path dir_;
   SnapshotStore* const store_;
   const StandaloneOptions options_;
+  StandalonePipeline pipeline_;
+  StandaloneMetrics metrics_;
+  // Of the last read: what was no object, and the nodes the report covers.
+  std::vector<ManifestError> file_errors_;
+  std::vector<std::string> checked_nodes_;
   std::unique_ptr<probe::ProbeMetrics> probe_metrics_;  // null: probing off
   std::unique_ptr<probe::ProbeEngine> prober_;          // null: probing off
-  std::optional<World> world_;  // the last world that loaded without errors
-  std::unique_ptr<DirWatcher> watcher_;
+  std::unique_ptr<WakeTimer> wake_;                     // the plan's requeue
+  std::mutex watcher_mu_;  // guards watcher_ and poke_pending_
+  std::unique_ptr<runtime::DirWatcher> watcher_;
+  bool poke_pending_ = false;  // poked before the watcher existed
 };
 
 }  // namespace ax::dns

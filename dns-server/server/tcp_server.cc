@@ -12,10 +12,10 @@
 #include <cerrno>
 #include <unordered_map>
 
-#include "server/clock.h"
+#include "ax/runtime/clock.h"
+#include "ax/runtime/log.h"
+#include "ax/runtime/random_seed.h"
 #include "server/counter.h"
-#include "server/log.h"
-#include "server/random_seed.h"
 #include "server/tcp_framing.h"
 #include "server/telemetry.h"
 
@@ -40,9 +40,9 @@ class TcpServer::Loop {
         answer_(65535),
         read_buf_(kReadChunk) {}
 
-  bool AddListener(Fd fd, std::string* error) {
+  bool AddListener(runtime::Fd fd, std::string* error) {
     if (::listen(fd.get(), kBacklog) != 0) {
-      *error = "listen: " + ErrnoText(errno);
+      *error = "listen: " + runtime::ErrnoText(errno);
       return false;
     }
     Watch(fd.get(), EPOLLIN, EPOLL_CTL_ADD);
@@ -62,7 +62,7 @@ class TcpServer::Loop {
 
  private:
   struct Conn {
-    Fd fd;
+    runtime::Fd fd;
     IpAddress peer;
     FrameReader in;
     std::vector<uint8_t> out;
@@ -92,8 +92,8 @@ class TcpServer::Loop {
     while (true) {
       const int n = ::epoll_wait(epoll_.get(), events, 64, tick_ms);
       if (n < 0 && errno != EINTR) {
-        Log(LogLevel::kError, "tcp epoll_wait failed",
-            {{"error", ErrnoText(errno)}});
+        runtime::Log(runtime::LogLevel::kError, "tcp epoll_wait failed",
+                     {{"error", runtime::ErrnoText(errno)}});
         return;
       }
       for (int i = 0; i < n; ++i) {
@@ -124,7 +124,7 @@ class TcpServer::Loop {
 
   bool IsListener(int fd) const {
     return std::any_of(listeners_.begin(), listeners_.end(),
-                       [fd](const Fd& l) { return l.get() == fd; });
+                       [fd](const runtime::Fd& l) { return l.get() == fd; });
   }
 
   void Accept(int listen_fd) {
@@ -140,12 +140,13 @@ class TcpServer::Loop {
           // Out of descriptors: stop listening until the next sweep, or the
           // level-triggered listener would spin.
           PauseListeners(true);
-          Log(LogLevel::kWarn, "tcp accept paused: out of file descriptors",
-              {{"error", ErrnoText(errno)}});
+          runtime::Log(runtime::LogLevel::kWarn,
+                       "tcp accept paused: out of file descriptors",
+                       {{"error", runtime::ErrnoText(errno)}});
         }
         return;
       }
-      Fd conn_fd(fd);
+      runtime::Fd conn_fd(fd);
       if (server_.open_.fetch_add(1) >= server_.options_.max_connections) {
         server_.open_.fetch_sub(1);
         rejected.Add();
@@ -155,7 +156,7 @@ class TcpServer::Loop {
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
       auto c = std::make_unique<Conn>();
       c->fd = std::move(conn_fd);
-      c->peer = Endpoint::FromSockaddr(sa).ip;
+      c->peer = runtime::Endpoint::FromSockaddr(sa).ip;
       c->last_active = Clock::now();
       c->events = EPOLLIN | EPOLLRDHUP;
       Watch(fd, c->events, EPOLL_CTL_ADD);
@@ -167,7 +168,7 @@ class TcpServer::Loop {
   void PauseListeners(bool pause) {
     if (pause == listeners_paused_) return;
     listeners_paused_ = pause;
-    for (const Fd& l : listeners_) {
+    for (const runtime::Fd& l : listeners_) {
       Watch(l.get(), pause ? 0u : uint32_t{EPOLLIN}, EPOLL_CTL_MOD);
     }
   }
@@ -197,7 +198,7 @@ class TcpServer::Loop {
   // Answers buffered complete queries until the output is backed up.
   bool Answer(Conn& c) {
     std::optional<QueryRefs> refs;  // taken once there is a query
-    const QueryMeta meta{c.peer, Transport::kTcp, WallMs()};
+    const QueryMeta meta{c.peer, Transport::kTcp, runtime::WallMs()};
     bool completed = false;
     while (c.pending() <= kMaxPendingOutput) {
       const std::optional<std::span<const uint8_t>> query = c.in.Next();
@@ -283,8 +284,8 @@ class TcpServer::Loop {
   }
 
   TcpServer& server_;
-  Fd epoll_;
-  std::vector<Fd> listeners_;
+  runtime::Fd epoll_;
+  std::vector<runtime::Fd> listeners_;
   bool listeners_paused_ = false;
   std::unordered_map<int, std::unique_ptr<Conn>> conns_;
   Responder responder_;
@@ -300,28 +301,28 @@ TcpServer::TcpServer(TcpOptions options, QueryContext context)
 TcpServer::~TcpServer() { Stop(); }
 
 bool TcpServer::Start(std::string* error) {
-  const uint64_t seed = options_.seed ? options_.seed : RandomSeed();
+  const uint64_t seed = options_.seed ? options_.seed : runtime::RandomSeed();
   const int n = std::max(1, options_.threads);
   for (int t = 0; t < n; ++t) {
     loops_.push_back(
         std::make_unique<Loop>(*this, seed + 0xD1B54A32D192ED03ULL * (t + 1)));
   }
   bound_ = options_.listen;
-  for (Endpoint& at : bound_) {
+  for (runtime::Endpoint& at : bound_) {
     for (auto& loop : loops_) {
-      Fd fd = BindSocket(at, SOCK_STREAM, error);
+      runtime::Fd fd = runtime::BindSocket(at, SOCK_STREAM, error);
       if (!fd.valid()) return false;
-      if (at.port == 0) at = LocalEndpoint(fd.get());
+      if (at.port == 0) at = runtime::LocalEndpoint(fd.get());
       if (!loop->AddListener(std::move(fd), error)) return false;
     }
   }
   for (auto& loop : loops_) loop->Start();
   std::vector<std::string> addresses;
-  for (const Endpoint& e : bound_) addresses.push_back(e.ToString());
-  Log(LogLevel::kInfo, "tcp listening",
-      {{"addresses", addresses},
-       {"threads", n},
-       {"max_connections", options_.max_connections}});
+  for (const runtime::Endpoint& e : bound_) addresses.push_back(e.ToString());
+  runtime::Log(runtime::LogLevel::kInfo, "tcp listening",
+               {{"addresses", addresses},
+                {"threads", n},
+                {"max_connections", options_.max_connections}});
   return true;
 }
 

@@ -14,13 +14,14 @@
 #include <thread>
 #include <vector>
 
-#include "server/net.h"
+#include "ax/runtime/net.h"
 #include "server/query_context.h"
 
 namespace ax::dns {
 
 struct TcpOptions {
-  std::vector<Endpoint> listen;  // port 0: a kernel-chosen port per address
+  std::vector<runtime::Endpoint>
+      listen;  // port 0: a kernel-chosen port per address
   int threads = 1;
   std::chrono::milliseconds idle_timeout{10'000};
   std::chrono::milliseconds message_timeout{5'000};
@@ -47,7 +48,7 @@ class TcpServer {
   bool Start(std::string* error);
   void Stop();
 
-  const std::vector<Endpoint>& bound() const { return bound_; }
+  const std::vector<runtime::Endpoint>& bound() const { return bound_; }
   TcpStats stats() const;
 
  private:
@@ -55,8 +56,8 @@ class TcpServer {
 
   const TcpOptions options_;
   const QueryContext context_;
-  std::vector<Endpoint> bound_;
-  StopSignal stop_;
+  std::vector<runtime::Endpoint> bound_;
+  runtime::StopSignal stop_;
   std::atomic<int> open_{0};
   std::vector<std::unique_ptr<Loop>> loops_;
 };

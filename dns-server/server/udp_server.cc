@@ -10,10 +10,10 @@
 #include <chrono>
 #include <cstring>
 
-#include "server/clock.h"
+#include "ax/runtime/clock.h"
+#include "ax/runtime/log.h"
+#include "ax/runtime/random_seed.h"
 #include "server/counter.h"
-#include "server/log.h"
-#include "server/random_seed.h"
 #include "server/telemetry.h"
 
 namespace ax::dns {
@@ -29,7 +29,7 @@ constexpr size_t kMaxAnswer = 4096;
 bool MakeReceivesBlock(int fd, std::string* error) {
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
-    *error = "fcntl: " + ErrnoText(errno);
+    *error = "fcntl: " + runtime::ErrnoText(errno);
     return false;
   }
   return true;
@@ -57,7 +57,7 @@ struct UdpServer::Worker {
 
   static constexpr size_t kControlSize = CMSG_SPACE(sizeof(uint32_t));
 
-  Fd socket;
+  runtime::Fd socket;
   uint32_t overflow_seen = 0;  // the socket's last SO_RXQ_OVFL value
   Responder responder;
   QueryObserver* observer;
@@ -80,19 +80,19 @@ UdpServer::UdpServer(UdpOptions options, QueryContext context)
 UdpServer::~UdpServer() { Stop(); }
 
 bool UdpServer::Start(std::string* error) {
-  const uint64_t seed = options_.seed ? options_.seed : RandomSeed();
+  const uint64_t seed = options_.seed ? options_.seed : runtime::RandomSeed();
   const int per_address = std::max(1, options_.workers);
   bound_ = options_.listen;
-  for (Endpoint& at : bound_) {
+  for (runtime::Endpoint& at : bound_) {
     for (int w = 0; w < per_address; ++w) {
       // Distinct, well-spread seeds per worker from one base.
       auto worker = std::make_unique<Worker>(
           options_, context_,
           seed + 0x9E3779B97F4A7C15ULL * (workers_.size() + 1));
-      Fd fd = BindSocket(at, SOCK_DGRAM, error);
+      runtime::Fd fd = runtime::BindSocket(at, SOCK_DGRAM, error);
       if (!fd.valid() || !MakeReceivesBlock(fd.get(), error)) return false;
       // The first bind resolves port 0; the other workers join that port.
-      if (at.port == 0) at = LocalEndpoint(fd.get());
+      if (at.port == 0) at = runtime::LocalEndpoint(fd.get());
       const int one = 1;
       ::setsockopt(fd.get(), SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
       // SO_RCVBUFFORCE passes rmem_max when we may; else the capped request.
@@ -109,7 +109,8 @@ bool UdpServer::Start(std::string* error) {
   }
   // The kernel reports double the usable size it reserved (bookkeeping).
   if (rcvbuf_granted_ / 2 < options_.rcvbuf) {
-    Log(LogLevel::kWarn,
+    runtime::Log(
+        runtime::LogLevel::kWarn,
         "kernel capped SO_RCVBUF; bursts may drop (raise net.core.rmem_max)",
         {{"requested", options_.rcvbuf}, {"granted", rcvbuf_granted_ / 2}});
   }
@@ -117,11 +118,11 @@ bool UdpServer::Start(std::string* error) {
     worker->thread = std::thread([this, w = worker.get()] { Run(*w); });
   }
   std::vector<std::string> addresses;
-  for (const Endpoint& e : bound_) addresses.push_back(e.ToString());
-  Log(LogLevel::kInfo, "udp listening",
-      {{"addresses", addresses},
-       {"workers", per_address},
-       {"rcvbuf", rcvbuf_granted_ / 2}});
+  for (const runtime::Endpoint& e : bound_) addresses.push_back(e.ToString());
+  runtime::Log(runtime::LogLevel::kInfo, "udp listening",
+               {{"addresses", addresses},
+                {"workers", per_address},
+                {"rcvbuf", rcvbuf_granted_ / 2}});
   return true;
 }
 
@@ -166,8 +167,8 @@ void UdpServer::Run(Worker& w) {
     if (stopping_.load(std::memory_order_acquire)) return;
     if (got <= 0) {
       if (got < 0 && errno != EINTR && errno != EAGAIN) {
-        Log(LogLevel::kError, "udp recvmmsg failed",
-            {{"error", ErrnoText(errno)}});
+        runtime::Log(runtime::LogLevel::kError, "udp recvmmsg failed",
+                     {{"error", runtime::ErrnoText(errno)}});
         return;
       }
       continue;
@@ -177,7 +178,7 @@ void UdpServer::Run(Worker& w) {
     const QueryRefs refs = QueryRefs::Take(context_);
     QueryMeta meta;
     meta.transport = Transport::kUdp;
-    meta.now_ms = WallMs();
+    meta.now_ms = runtime::WallMs();
     size_t answers = 0;
     for (int i = 0; i < got; ++i) {
       msghdr& h = w.in_msgs[i].msg_hdr;
@@ -194,7 +195,7 @@ void UdpServer::Run(Worker& w) {
         w.dropped.Add(1);
         continue;
       }
-      meta.source = Endpoint::FromSockaddr(w.names[i]).ip;
+      meta.source = runtime::Endpoint::FromSockaddr(w.names[i]).ip;
       uint8_t* out = &w.out_bufs[answers * kMaxAnswer];
       const size_t size = w.observer->Respond(
           w.responder, refs, meta,

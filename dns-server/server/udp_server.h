@@ -13,13 +13,13 @@
 #include <thread>
 #include <vector>
 
-#include "server/net.h"
+#include "ax/runtime/net.h"
 #include "server/query_context.h"
 
 namespace ax::dns {
 
 struct UdpOptions {
-  std::vector<Endpoint> listen;
+  std::vector<runtime::Endpoint> listen;
   int workers = 1;  // threads (and sockets) per listen address
   int batch = 64;
   int rcvbuf = 4 << 20;  // bytes requested per socket
@@ -48,7 +48,7 @@ class UdpServer {
   void Stop();
 
   // The bound addresses, in --listen order, with real ports.
-  const std::vector<Endpoint>& bound() const { return bound_; }
+  const std::vector<runtime::Endpoint>& bound() const { return bound_; }
   // SO_RCVBUF the kernel granted (it may cap the request at rmem_max).
   int rcvbuf_granted() const { return rcvbuf_granted_; }
   UdpStats stats() const;
@@ -59,7 +59,7 @@ class UdpServer {
 
   const UdpOptions options_;
   const QueryContext context_;
-  std::vector<Endpoint> bound_;
+  std::vector<runtime::Endpoint> bound_;
   int rcvbuf_granted_ = 0;
   std::atomic<bool> stopping_{false};
   std::vector<std::unique_ptr<Worker>> workers_;

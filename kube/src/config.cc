@@ -11,7 +11,7 @@
 #include <optional>
 #include <sstream>
 
-#include "base64.h"
+#include "ax/runtime/base64.h"
 
 namespace ax::kube {
 namespace {
@@ -78,7 +78,7 @@ struct Kubeconfig {
                                          const std::string& field,
                                          const std::string& owner) const {
     if (const YAML::Node data = node[field + "-data"]; data) {
-      auto decoded = Base64Decode(data.as<std::string>());
+      auto decoded = runtime::Base64DecodeLenient(data.as<std::string>());
       if (!decoded) {
         return Fail(owner + ": " + field + "-data is not valid base64");
       }

@@ -79,17 +79,6 @@ Result<TlsIdentity> TlsIdentity::FromConfig(const Config& config) {
   return identity;
 }
 
-std::string TakeOpenSslErrors() {
-  std::string text;
-  while (const unsigned long code = ERR_get_error()) {
-    char buf[256];
-    ERR_error_string_n(code, buf, sizeof(buf));
-    if (!text.empty()) text += "; ";
-    text += buf;
-  }
-  return text;
-}
-
 bool TlsIdentity::Apply(SSL_CTX* ctx, const std::string& host) const {
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
   if (insecure_) {

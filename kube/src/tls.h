@@ -46,8 +46,4 @@ class TlsIdentity {
 // Every PEM certificate in `pem`, in order (empty when there is none).
 std::vector<X509Ptr> ParseCertificates(const std::string& pem);
 
-// This thread's OpenSSL error queue as text, emptying it ("" when empty):
-// why a handshake failed ("certificate verify failed", ...).
-std::string TakeOpenSslErrors();
-
 }  // namespace ax::kube

@@ -10,7 +10,8 @@
 #include <algorithm>
 #include <charconv>
 
-#include "sigpipe.h"
+#include "ax/runtime/openssl_errors.h"
+#include "ax/runtime/sigpipe.h"
 
 namespace ax::kube {
 
@@ -142,7 +143,7 @@ Result<std::unique_ptr<httplib::ClientImpl>> Transport::Take() {
     auto tls = std::make_unique<httplib::SSLClient>(url_.host, url_.port);
     if (!tls->is_valid() || !identity_.Apply(tls->ssl_context(), url_.host)) {
       return Error{0, std::string(kReasonTransport),
-                   "cannot set up TLS: " + TakeOpenSslErrors()};
+                   "cannot set up TLS: " + runtime::TakeOpenSslErrors()};
     }
     // OpenSSL itself verifies the chain and the name (TlsIdentity::Apply).
     tls->enable_server_certificate_verification(false);
@@ -167,10 +168,10 @@ void Transport::GiveBack(std::unique_ptr<httplib::ClientImpl> connection) {
 }
 
 Result<HttpResponse> Transport::Send(const HttpRequest& request) {
-  SigpipeGuard no_sigpipe;
+  runtime::SigpipeGuard no_sigpipe;
   // What the queue holds after this request explains its TLS failure only
   // if older errors of this thread are gone.
-  TakeOpenSslErrors();
+  runtime::TakeOpenSslErrors();
   auto taken = Take();
   if (!taken) return taken.error();
   std::unique_ptr<httplib::ClientImpl> connection = std::move(*taken);
@@ -239,7 +240,7 @@ Result<HttpResponse> Transport::Send(const HttpRequest& request) {
     if (cancel != nullptr && cancel->canceled()) return CanceledError(request);
     std::string message = request.method + " " + request.target + ": " +
                           httplib::to_string(error);
-    if (const std::string tls = TakeOpenSslErrors(); !tls.empty()) {
+    if (const std::string tls = runtime::TakeOpenSslErrors(); !tls.empty()) {
       message += " (" + tls + ")";
     }
     return Error{0, std::string(kReasonTransport), std::move(message)};

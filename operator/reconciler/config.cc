@@ -1,25 +1,20 @@
-// The ax-operator flag table (server/flag_table.h does the reading and the
-// precedence, as for ax-probe) and the checks between flags.
+// The ax-operator flag table (the runtime's flag_table.h does the reading and
+// the precedence, as for ax-dns and ax-probe) and the checks between flags.
 #include "config.h"
 
 #include <unistd.h>
 
-#include "server/config_values.h"
-#include "server/flag_table.h"
+#include "ax/runtime/config_values.h"
+#include "ax/runtime/flag_table.h"
 
 namespace ax::controller {
 namespace {
 
-using Flag = dns::FlagSpec<OperatorConfig>;
-using dns::BoolFlag;
-using dns::DurationFlag;
-using dns::ListenFlag;
-using dns::LogLevelFlag;
-using dns::TextFlag;
+using Flag = runtime::FlagSpec<OperatorConfig>;
 
 bool SetHistory(OperatorConfig& c, const std::string& v, std::string* error) {
   int64_t n = 0;
-  if (!dns::ParseInt(v, 1, 100, &n, error)) return false;
+  if (!runtime::ParseInt(v, 1, 100, &n, error)) return false;
   c.history = static_cast<size_t>(n);
   return true;
 }
@@ -38,50 +33,52 @@ const std::vector<Flag>& Flags() {
   static const std::vector<Flag> flags = {
       {"config", "FILE", "",
        "YAML or JSON file of settings (keys are flag names)",
-       TextFlag(&OperatorConfig::config_file)},
+       runtime::TextFlag(&OperatorConfig::config_file)},
       {"kubeconfig", "FILE", "",
        "kubeconfig to reach the apiserver (default: in-cluster, else "
        "$KUBECONFIG or ~/.kube/config)",
-       TextFlag(&OperatorConfig::kubeconfig)},
+       runtime::TextFlag(&OperatorConfig::kubeconfig)},
       {"namespace", "NS", "",
        "where the gslb.ax.io objects, the route-table ConfigMap and the "
        "Lease live (default: the pod's namespace, or the kubeconfig "
        "context's)",
-       TextFlag(&OperatorConfig::namespace_name)},
+       runtime::TextFlag(&OperatorConfig::namespace_name)},
       {"route-table", "NAME", "ax-route-table",
        "the route-table ConfigMap's name (kept versions: NAME-v<version>)",
-       SetRouteTable},
-      {"history", "N", "5", "published versions kept for rollback", SetHistory},
+       runtime::OneValue<OperatorConfig>(SetRouteTable)},
+      {"history", "N", "5", "published versions kept for rollback",
+       runtime::OneValue<OperatorConfig>(SetHistory)},
       {"leader-elect", "", "true",
        "elect one writing replica through a Lease (off: this replica "
        "always writes)",
-       BoolFlag(&OperatorConfig::leader_elect), true},
+       runtime::BoolFlag(&OperatorConfig::leader_elect),
+       runtime::FlagArity::kSwitch},
       {"lease-name", "NAME", "ax-operator", "the leader election Lease",
-       TextFlag(&OperatorConfig::lease_name)},
+       runtime::TextFlag(&OperatorConfig::lease_name)},
       {"identity", "NAME", "",
        "this replica's name in the Lease (default: $POD_NAME, else the "
        "host name)",
-       TextFlag(&OperatorConfig::identity)},
+       runtime::TextFlag(&OperatorConfig::identity)},
       {"lease-duration", "DURATION", "15s",
        "how long a lease holds without renewal (whole seconds)",
-       DurationFlag(&OperatorConfig::lease_duration)},
+       runtime::DurationFlag(&OperatorConfig::lease_duration)},
       {"renew-deadline", "DURATION", "10s",
        "a leader that has not renewed for this long stops writing",
-       DurationFlag(&OperatorConfig::renew_deadline)},
+       runtime::DurationFlag(&OperatorConfig::renew_deadline)},
       {"retry-period", "DURATION", "2s",
        "pause between attempts to acquire or renew the lease",
-       DurationFlag(&OperatorConfig::retry_period)},
+       runtime::DurationFlag(&OperatorConfig::retry_period)},
       {"http-listen", "ADDR:PORT", "0.0.0.0:8082",
        "/metrics, /healthz, /readyz address; empty disables",
-       ListenFlag(&OperatorConfig::http_listen)},
+       runtime::ListenFlag(&OperatorConfig::http_listen)},
       {"resync", "DURATION", "30s",
        "plan the whole world again this often even without a change",
-       DurationFlag(&OperatorConfig::resync)},
+       runtime::DurationFlag(&OperatorConfig::resync)},
       {"debounce", "DURATION", "100ms",
        "after a change, wait this long for more before planning",
-       DurationFlag(&OperatorConfig::debounce)},
+       runtime::DurationFlag(&OperatorConfig::debounce)},
       {"log-level", "LEVEL", "info", "debug, info, warn or error",
-       LogLevelFlag(&OperatorConfig::log_level)},
+       runtime::LogLevelFlag(&OperatorConfig::log_level)},
   };
   return flags;
 }
@@ -108,8 +105,8 @@ OperatorConfigResult ParseOperatorConfig(
     const std::vector<std::string>& args,
     const std::map<std::string, std::string>& env) {
   OperatorConfigResult result;
-  const dns::FlagResult flags =
-      dns::ApplyFlags(Flags(), "AX_OPERATOR_", args, env, &result.config);
+  const runtime::FlagResult flags =
+      runtime::ApplyFlags(Flags(), "AX_OPERATOR_", args, env, &result.config);
   result.help = flags.help;
   result.error = flags.error;
   if (!flags.ok || flags.help) {
@@ -135,7 +132,7 @@ std::string OperatorHelpText() {
       "Every flag is also read from the environment as AX_OPERATOR_<FLAG>\n"
       "and from the --config file; precedence: flag > env > file > "
       "default.\n\nflags:\n";
-  text += dns::FlagHelpLines(dns::FlagInfos(Flags()));
+  text += runtime::FlagHelpLines(runtime::FlagInfos(Flags()));
   return text;
 }
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "server/log.h"
+#include "ax/runtime/log.h"
 
 namespace ax::controller {
 
@@ -31,7 +31,7 @@ struct OperatorConfig {
   std::string http_listen;  // /metrics, /healthz, /readyz; "" disables
   std::chrono::milliseconds resync{30'000};
   std::chrono::milliseconds debounce{100};
-  dns::LogLevel log_level = dns::LogLevel::kInfo;
+  runtime::LogLevel log_level = runtime::LogLevel::kInfo;
 };
 
 struct OperatorConfigResult {

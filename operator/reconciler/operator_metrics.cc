@@ -5,32 +5,20 @@
 #include <algorithm>
 #include <limits>
 
+#include "ax/runtime/metric_family.h"
+
 namespace ax::controller {
 namespace {
 
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
-using Labels = std::vector<ClientMetric::Label>;
+using Labels = runtime::MetricLabels;
+using runtime::Family;
 
 constexpr std::array<ReconcileStage, 5> kStages = {
     ReconcileStage::kGather, ReconcileStage::kValidate, ReconcileStage::kPlan,
     ReconcileStage::kPublish, ReconcileStage::kStatus};
-
-MetricFamily Family(std::string name, std::string help, MetricType type) {
-  return {std::move(name), std::move(help), type, {}};
-}
-
-void Add(MetricFamily& f, double value, Labels labels = {}) {
-  ClientMetric m;
-  m.label = std::move(labels);
-  if (f.type == MetricType::Counter) {
-    m.counter.value = value;
-  } else {
-    m.gauge.value = value;
-  }
-  f.metric.push_back(std::move(m));
-}
 
 }  // namespace
 
@@ -105,15 +93,16 @@ std::vector<MetricFamily> OperatorMetrics::Collect() const {
   auto leader = Family("ax_operator_leader",
                        "1 while this replica holds the leader lease, else 0",
                        MetricType::Gauge);
-  Add(leader, leader_ ? 1 : 0, {{"pod", pod_}});
+  runtime::AddSample(leader, leader_ ? 1 : 0, {{"pod", pod_}});
   out.push_back(std::move(leader));
 
   auto errors = Family("ax_operator_reconcile_errors_total",
                        "reconcile passes that failed, by the stage that failed",
                        MetricType::Counter);
   for (ReconcileStage stage : kStages) {
-    Add(errors, static_cast<double>(errors_[static_cast<size_t>(stage)]),
-        {{"stage", ReconcileStageName(stage)}});
+    runtime::AddSample(errors,
+                       static_cast<double>(errors_[static_cast<size_t>(stage)]),
+                       {{"stage", ReconcileStageName(stage)}});
   }
   out.push_back(std::move(errors));
 
@@ -122,7 +111,8 @@ std::vector<MetricFamily> OperatorMetrics::Collect() const {
                         "failed (the first watch of each resource not counted)",
                         MetricType::Counter);
   for (const auto& [resource, n] : restarts) {
-    Add(watches, static_cast<double>(n), {{"resource", resource}});
+    runtime::AddSample(watches, static_cast<double>(n),
+                       {{"resource", resource}});
   }
   out.push_back(std::move(watches));
 
@@ -130,7 +120,7 @@ std::vector<MetricFamily> OperatorMetrics::Collect() const {
       Family("ax_operator_canary_rollbacks_total",
              "times the Canary's analysis rolled it back", MetricType::Counter);
   for (const auto& [canary, n] : rollbacks_) {
-    Add(rollbacks, static_cast<double>(n), {{"canary", canary}});
+    runtime::AddSample(rollbacks, static_cast<double>(n), {{"canary", canary}});
   }
   out.push_back(std::move(rollbacks));
 
@@ -159,34 +149,37 @@ std::vector<MetricFamily> OperatorMetrics::Collect() const {
       auto version =
           Family("ax_operator_snapshot_version",
                  "version of the last snapshot published", MetricType::Gauge);
-      Add(version, static_cast<double>(s.version));
+      runtime::AddSample(version, static_cast<double>(s.version));
       out.push_back(std::move(version));
       auto bytes = Family("ax_operator_snapshot_bytes",
                           "size of that snapshot's JSON document, in bytes",
                           MetricType::Gauge);
-      Add(bytes, static_cast<double>(s.snapshot_bytes));
+      runtime::AddSample(bytes, static_cast<double>(s.snapshot_bytes));
       out.push_back(std::move(bytes));
     }
     if (published_at_s_ > 0) {
       auto at =
           Family("ax_operator_snapshot_published_timestamp_seconds",
                  "Unix time that snapshot was published", MetricType::Gauge);
-      Add(at, published_at_s_);
+      runtime::AddSample(at, published_at_s_);
       out.push_back(std::move(at));
     }
     auto nodes =
         Family("ax_operator_nodes", "Nodes by the health the quorum gave them",
                MetricType::Gauge);
-    Add(nodes, static_cast<double>(s.nodes_up), {{"health", "Up"}});
-    Add(nodes, static_cast<double>(s.nodes_down), {{"health", "Down"}});
-    Add(nodes, static_cast<double>(s.nodes_unknown), {{"health", "Unknown"}});
+    runtime::AddSample(nodes, static_cast<double>(s.nodes_up),
+                       {{"health", "Up"}});
+    runtime::AddSample(nodes, static_cast<double>(s.nodes_down),
+                       {{"health", "Down"}});
+    runtime::AddSample(nodes, static_cast<double>(s.nodes_unknown),
+                       {{"health", "Unknown"}});
     out.push_back(std::move(nodes));
     auto regions = Family("ax_operator_region_healthy_nodes",
                           "per Region that lists nodes: how many are Up and "
                           "not drained or disabled",
                           MetricType::Gauge);
     for (const auto& [region, n] : s.region_healthy_nodes) {
-      Add(regions, static_cast<double>(n), {{"region", region}});
+      runtime::AddSample(regions, static_cast<double>(n), {{"region", region}});
     }
     out.push_back(std::move(regions));
     auto vantages = Family("ax_operator_vantage_cut_off",
@@ -194,7 +187,7 @@ std::vector<MetricFamily> OperatorMetrics::Collect() const {
                            "off, else 0",
                            MetricType::Gauge);
     for (const auto& [vantage, cut] : s.vantage_cut_off) {
-      Add(vantages, cut ? 1 : 0, {{"vantage", vantage}});
+      runtime::AddSample(vantages, cut ? 1 : 0, {{"vantage", vantage}});
     }
     out.push_back(std::move(vantages));
   }

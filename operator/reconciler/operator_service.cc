@@ -4,18 +4,11 @@
 #include "operator_service.h"
 
 #include <httplib.h>
-#include <prometheus/text_serializer.h>
 
-#include "server/log.h"
-#include "server/openmetrics.h"
+#include "ax/runtime/log.h"
 
 namespace ax::controller {
-namespace {
-
-using dns::Log;
-using dns::LogLevel;
-
-}  // namespace
+namespace {}  // namespace
 
 OperatorService::OperatorService(OperatorConfig config)
     : config_(std::move(config)) {}
@@ -46,8 +39,8 @@ bool OperatorService::Start(std::string* error) {
         if (reconciler_) reconciler_->MarkDirty();
       },
       [](const std::string& resource, const kube::Error& e) {
-        Log(LogLevel::kWarn, "watch failed",
-            {{"resource", resource}, {"error", e.ToString()}});
+        runtime::Log(runtime::LogLevel::kWarn, "watch failed",
+                     {{"resource", resource}, {"error", e.ToString()}});
       });
   metrics_ = std::make_unique<OperatorMetrics>(
       config_.pod, [this] { return cache_->WatchRestarts(); });
@@ -77,7 +70,8 @@ bool OperatorService::Start(std::string* error) {
     election.on_started_leading = [this] { reconciler_->SetLeader(true); };
     election.on_stopped_leading = [this] { reconciler_->SetLeader(false); };
     election.on_error = [](const kube::Error& e) {
-      Log(LogLevel::kWarn, "leader election", {{"error", e.ToString()}});
+      runtime::Log(runtime::LogLevel::kWarn, "leader election",
+                   {{"error", e.ToString()}});
     };
     auto elector = kube::LeaderElector::Create(*client_, std::move(election));
     if (!elector) {
@@ -88,18 +82,18 @@ bool OperatorService::Start(std::string* error) {
   }
 
   if (!config_.http_listen.empty()) {
-    dns::Endpoint at;
-    if (!dns::ParseEndpoint(config_.http_listen, &at, error)) return false;
+    runtime::Endpoint at;
+    if (!runtime::ParseEndpoint(config_.http_listen, &at, error)) return false;
     Route();
     if (!http_.Start(at, "http", error)) return false;
   }
-  Log(LogLevel::kInfo, "ax-operator starting",
-      {{"apiserver", loaded->server},
-       {"config", loaded->source},
-       {"namespace", config_.namespace_name},
-       {"route_table", config_.route_table},
-       {"identity", config_.identity},
-       {"leader_elect", config_.leader_elect}});
+  runtime::Log(runtime::LogLevel::kInfo, "ax-operator starting",
+               {{"apiserver", loaded->server},
+                {"config", loaded->source},
+                {"namespace", config_.namespace_name},
+                {"route_table", config_.route_table},
+                {"identity", config_.identity},
+                {"leader_elect", config_.leader_elect}});
   cache_->Start();
   reconciler_->Start();
   if (elector_) {
@@ -133,17 +127,7 @@ void OperatorService::Route() {
         res.status = 503;
         res.set_content("not ready: informers not synced\n", "text/plain");
       });
-  server.Get(
-      "/metrics", [this](const httplib::Request& req, httplib::Response& res) {
-        const auto families = metrics_->Collect();
-        if (dns::PrefersOpenMetrics(req.get_header_value("Accept"))) {
-          res.set_content(dns::SerializeOpenMetrics(families),
-                          dns::kOpenMetricsContentType);
-        } else {
-          res.set_content(prometheus::TextSerializer().Serialize(families),
-                          dns::kPrometheusTextContentType);
-        }
-      });
+  http_.ServeMetrics([this] { return metrics_->Collect(); });
 }
 
 }  // namespace ax::controller

@@ -1,7 +1,7 @@
 // ax-operator as one object: the API client, the informers, the leader
 // elector, the reconcile loop, the metrics and the HTTP endpoint (/metrics,
 // /healthz, /readyz), started and stopped in order. main() builds it from the
-// config; deciding anything is the plan's (operator/plan).
+// config; deciding anything is the plan's (plan/).
 #pragma once
 
 #include <memory>
@@ -10,12 +10,12 @@
 #include "ax/kube/client.h"
 #include "ax/kube/event_recorder.h"
 #include "ax/kube/leader_election.h"
+#include "ax/runtime/http_listener.h"
 #include "cluster_cache.h"
 #include "config.h"
 #include "operator_metrics.h"
 #include "plan_applier.h"
 #include "reconciler.h"
-#include "server/http_listener.h"
 
 namespace ax::controller {
 
@@ -49,7 +49,7 @@ class OperatorService {
   std::unique_ptr<PlanApplier> applier_;
   std::unique_ptr<Reconciler> reconciler_;
   std::unique_ptr<kube::LeaderElector> elector_;
-  dns::HttpListener http_;
+  runtime::HttpListener http_;
 };
 
 }  // namespace ax::controller

@@ -5,21 +5,11 @@
 #include <algorithm>
 
 #include "ax/controller/plan.h"
-#include "server/log.h"
+#include "ax/runtime/clock.h"
+#include "ax/runtime/log.h"
 
 namespace ax::controller {
-namespace {
-
-using dns::Log;
-using dns::LogLevel;
-
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Reconciler::Reconciler(ClusterCache& cache, PlanApplier& applier,
                        OperatorMetrics& metrics, ReconcilerOptions options)
@@ -56,7 +46,8 @@ void Reconciler::MarkDirty() {
 void Reconciler::SetLeader(bool leader) {
   leader_.store(leader, std::memory_order_release);
   metrics_.SetLeader(leader);
-  Log(LogLevel::kInfo, leader ? "started leading" : "stopped leading", {});
+  runtime::Log(runtime::LogLevel::kInfo,
+               leader ? "started leading" : "stopped leading", {});
   if (leader) MarkDirty();
 }
 
@@ -99,7 +90,7 @@ std::optional<Reconciler::Clock::duration> Reconciler::Pass() {
   const Clock::time_point started = Clock::now();
   for (int attempt = 1;; ++attempt) {
     const ObservedState observed =
-        cache_.Gather(WallMs(), options_.plan, written_);
+        cache_.Gather(runtime::WallMs(), options_.plan, written_);
     const Plan plan = ComputePlan(observed);
     const ApplyResult applied =
         applier_.Apply(plan, options_.plan.namespace_name, written_);
@@ -109,10 +100,10 @@ std::optional<Reconciler::Clock::duration> Reconciler::Pass() {
     metrics_.ObserveReconcile(
         std::chrono::duration<double>(Clock::now() - started).count());
     if (applied.failed) {
-      Log(LogLevel::kWarn, "reconcile failed",
-          {{"stage", ReconcileStageName(*applied.failed)},
-           {"error", applied.error.ToString()},
-           {"attempts", attempt}});
+      runtime::Log(runtime::LogLevel::kWarn, "reconcile failed",
+                   {{"stage", ReconcileStageName(*applied.failed)},
+                    {"error", applied.error.ToString()},
+                    {"attempts", attempt}});
       return backoff_.Next();
     }
     backoff_.Reset();
@@ -141,21 +132,21 @@ void Reconciler::Account(const Plan& plan, const ObservedState& observed,
   }
   metrics_.ObserveCanaries(canaries);
   if (!applied.route_table_written) return;
-  metrics_.ObservePlan(s, applied.published, WallMs() / 1000.0);
+  metrics_.ObservePlan(s, applied.published, runtime::WallMs() / 1000.0);
   for (const Event& e : plan.events) {
     if (e.reason == "CanaryFailed") metrics_.CountRollback(e.object.name);
   }
   if (applied.published) {
-    Log(LogLevel::kInfo, "snapshot published",
-        {{"version", s.version},
-         {"outcome", PublishOutcomeName(s.outcome)},
-         {"bytes", s.snapshot_bytes},
-         {"stored_bytes", s.payload_bytes},
-         {"gzipped", s.gzipped},
-         {"routes", s.routes},
-         {"nodes_up", s.nodes_up},
-         {"nodes_down", s.nodes_down},
-         {"nodes_unknown", s.nodes_unknown}});
+    runtime::Log(runtime::LogLevel::kInfo, "snapshot published",
+                 {{"version", s.version},
+                  {"outcome", PublishOutcomeName(s.outcome)},
+                  {"bytes", s.snapshot_bytes},
+                  {"stored_bytes", s.payload_bytes},
+                  {"gzipped", s.gzipped},
+                  {"routes", s.routes},
+                  {"nodes_up", s.nodes_up},
+                  {"nodes_down", s.nodes_down},
+                  {"nodes_unknown", s.nodes_unknown}});
   }
 }
 
@@ -165,7 +156,8 @@ void Reconciler::LogInvalid(const Plan& plan) {
     now.insert(object);
     if (invalid_logged_.count(object)) continue;  // said already
     for (const ManifestError& e : errors) {
-      Log(LogLevel::kWarn, "object left out as invalid",
+      runtime::Log(
+          runtime::LogLevel::kWarn, "object left out as invalid",
           {{"object", object}, {"field", e.field}, {"error", e.message}});
     }
   }

@@ -12,8 +12,8 @@
 #include <unordered_set>
 #include <utility>
 
-#include "engine/clock.h"
-#include "engine/sigpipe.h"
+#include "ax/runtime/clock.h"
+#include "ax/runtime/sigpipe.h"
 
 namespace ax::probe {
 
@@ -38,7 +38,7 @@ ProbeEngine::ProbeEngine(EngineConfig config, ProbeSink sink)
       scheduler_(config_.scheduler),
       rng_(config_.seed),
       sessions_(config_.tls_session_max_age_ms) {
-  if (!config_.wall_ms) config_.wall_ms = WallMs;
+  if (!config_.wall_ms) config_.wall_ms = runtime::WallMs;
   conn_options_.token_header = config_.token_header;
   conn_options_.max_body_bytes = config_.max_body_bytes;
   // Made here, not in Start, so SetTargets never races with its creation.
@@ -58,14 +58,14 @@ bool ProbeEngine::Start(std::string* error) {
   conn_options_.tls = tls_.get();
   epoll_.Reset(::epoll_create1(EPOLL_CLOEXEC));
   if (!epoll_.valid() || !wake_.valid()) {
-    *error = "epoll/eventfd: " + ErrnoText(errno);
+    *error = "epoll/eventfd: " + runtime::ErrnoText(errno);
     return false;
   }
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.u64 = kWakeId;
   if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_.get(), &ev) != 0) {
-    *error = "epoll_ctl: " + ErrnoText(errno);
+    *error = "epoll_ctl: " + runtime::ErrnoText(errno);
     return false;
   }
   started_ = true;
@@ -116,10 +116,10 @@ EngineCounters ProbeEngine::Counters() const {
 void ProbeEngine::Loop() {
   // Named so top -H and /proc/PID/task/*/comm show what the probing costs.
   pthread_setname_np(pthread_self(), "ax-probe");
-  ScopedSigpipeBlock no_sigpipe;
+  runtime::SigpipeGuard no_sigpipe;
   std::array<epoll_event, kMaxEvents> events;
   while (!stop_) {
-    const int64_t now_ms = MonoUs() / 1000;
+    const int64_t now_ms = runtime::MonoUs() / 1000;
     ApplyPendingTargets(now_ms);
     HandleExpired(now_ms);
     LaunchDue(now_ms);
@@ -127,7 +127,7 @@ void ProbeEngine::Loop() {
     int wait_ms = static_cast<int>(kMaxWaitMs);
     if (const auto wake = scheduler_.NextWakeMs()) {
       wait_ms = static_cast<int>(
-          std::clamp<int64_t>(*wake - MonoUs() / 1000, 0, kMaxWaitMs));
+          std::clamp<int64_t>(*wake - runtime::MonoUs() / 1000, 0, kMaxWaitMs));
     }
     const int n =
         ::epoll_wait(epoll_.get(), events.data(), kMaxEvents, wait_ms);
@@ -205,7 +205,7 @@ void ProbeEngine::HandleExpired(int64_t now_ms) {
                "no answer within " +
                    std::to_string(launch.deadline_ms - launch.started_ms) +
                    " ms (" + conn.phase_name() + ")",
-               MonoUs());
+               runtime::MonoUs());
     {
       std::lock_guard lock(state_mu_);
       ++counters_.timeouts;
@@ -228,7 +228,7 @@ void ProbeEngine::LaunchDue(int64_t now_ms) {
     }
     auto conn = std::make_unique<ProbeConnection>(spec, conn_options_,
                                                   std::move(resume));
-    conn->Start(MonoUs());
+    conn->Start(runtime::MonoUs());
     {
       std::lock_guard lock(state_mu_);
       ++counters_.started;
@@ -251,8 +251,8 @@ void ProbeEngine::Watch(uint64_t id, ProbeConnection& conn, bool add) {
   ev.data.u64 = id;
   if (::epoll_ctl(epoll_.get(), add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, conn.fd(),
                   &ev) != 0) {
-    conn.Abort(ProbeError::kConnect, "epoll_ctl: " + ErrnoText(errno),
-               MonoUs());
+    conn.Abort(ProbeError::kConnect, "epoll_ctl: " + runtime::ErrnoText(errno),
+               runtime::MonoUs());
     FinishConnection(id, false);
     return;
   }
@@ -263,7 +263,7 @@ void ProbeEngine::OnConnectionEvent(uint64_t id) {
   auto it = running_.find(id);
   if (it == running_.end()) return;  // cancelled earlier in this batch
   ProbeConnection& conn = *it->second.conn;
-  conn.OnReady(MonoUs());
+  conn.OnReady(runtime::MonoUs());
   if (conn.done()) {
     FinishConnection(id, false);
   } else {
@@ -290,8 +290,8 @@ void ProbeEngine::FinishConnection(uint64_t id, bool scheduler_already_done) {
     ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, conn->fd(), nullptr);
   }
   running_.erase(it);
-  const bool current =
-      scheduler_already_done || scheduler_.Complete(id, MonoUs() / 1000, rng_);
+  const bool current = scheduler_already_done ||
+                       scheduler_.Complete(id, runtime::MonoUs() / 1000, rng_);
   if (!current) {
     std::lock_guard lock(state_mu_);
     ++counters_.discarded;

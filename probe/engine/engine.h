@@ -23,7 +23,7 @@
 #include "ax/health.h"
 #include "ax/node_status.h"
 #include "ax/rng.h"
-#include "engine/fd.h"
+#include "ax/runtime/net.h"
 #include "engine/http_request.h"
 #include "engine/outcome.h"
 #include "engine/probe_connection.h"
@@ -149,8 +149,8 @@ class ProbeEngine {
   ProbeSink sink_;
   ConnectionOptions conn_options_;
   SslCtxPtr tls_;
-  Fd epoll_;
-  Fd wake_;  // eventfd: SetTargets and Stop poke the loop
+  runtime::Fd epoll_;
+  runtime::Fd wake_;  // eventfd: SetTargets and Stop poke the loop
   std::thread thread_;
   bool started_ = false;
   std::atomic<bool> stop_{false};

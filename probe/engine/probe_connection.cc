@@ -8,6 +8,7 @@
 
 #include <utility>
 
+#include "ax/runtime/openssl_errors.h"
 #include "engine/http_request.h"
 #include "engine/verdict.h"
 
@@ -79,17 +80,20 @@ void ProbeConnection::Start(int64_t now_us) {
       target_.address.family == IpFamily::kV4 ? AF_INET : AF_INET6;
   fd_.Reset(::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd_.valid()) {
-    return Finish(ProbeError::kConnect, "socket: " + ErrnoText(errno), now_us);
+    return Finish(ProbeError::kConnect, "socket: " + runtime::ErrnoText(errno),
+                  now_us);
   }
   socklen_t len = 0;
-  const sockaddr_storage sa = ToSockaddr(target_.address, port, &len);
+  const sockaddr_storage sa =
+      runtime::Endpoint{target_.address, port}.ToSockaddr(&len);
   stage_ = Stage::kConnecting;
   if (::connect(fd_.get(), reinterpret_cast<const sockaddr*>(&sa), len) == 0) {
     return OnConnected(now_us);
   }
   if (errno != EINPROGRESS) {
     const int err = errno;
-    return Finish(ConnectErrorKind(err), "connect: " + ErrnoText(err), now_us);
+    return Finish(ConnectErrorKind(err), "connect: " + runtime::ErrnoText(err),
+                  now_us);
   }
   events_ = EPOLLOUT;
 }
@@ -103,8 +107,8 @@ void ProbeConnection::OnReady(int64_t now_us) {
         err = errno;
       }
       if (err != 0) {
-        return Finish(ConnectErrorKind(err), "connect: " + ErrnoText(err),
-                      now_us);
+        return Finish(ConnectErrorKind(err),
+                      "connect: " + runtime::ErrnoText(err), now_us);
       }
       return OnConnected(now_us);
     }
@@ -142,8 +146,8 @@ void ProbeConnection::OnConnected(int64_t now_us) {
   ERR_clear_error();
   ssl_.reset(SSL_new(options_.tls));
   if (!ssl_ || SSL_set_fd(ssl_.get(), fd_.get()) != 1) {
-    return Finish(ProbeError::kTls, DrainOpenSslErrors("SSL_new failed"),
-                  now_us);
+    return Finish(ProbeError::kTls,
+                  runtime::TakeOpenSslErrors("SSL_new failed"), now_us);
   }
   const std::string& host = target_.check.host;
   const bool host_is_ip = ParseIp(host).has_value();
@@ -168,7 +172,7 @@ void ProbeConnection::OnConnected(int64_t now_us) {
                   1;
     if (!ok) {
       return Finish(ProbeError::kTls,
-                    DrainOpenSslErrors("cannot set the name to verify"),
+                    runtime::TakeOpenSslErrors("cannot set the name to verify"),
                     now_us);
     }
   }
@@ -202,10 +206,11 @@ void ProbeConnection::DoHandshake(int64_t now_us) {
         std::string("certificate: ") + X509_verify_cert_error_string(verify);
     ERR_clear_error();
   } else if (err == SSL_ERROR_SYSCALL && errno != 0) {
-    detail = "handshake: " + ErrnoText(errno);
+    detail = "handshake: " + runtime::ErrnoText(errno);
     ERR_clear_error();
   } else {
-    detail = "handshake: " + DrainOpenSslErrors("peer closed the connection");
+    detail = "handshake: " +
+             runtime::TakeOpenSslErrors("peer closed the connection");
   }
   Finish(ProbeError::kTls, std::move(detail), now_us);
 }
@@ -236,8 +241,8 @@ void ProbeConnection::DoWrite(int64_t now_us) {
           return;
         }
         if (errno == EINTR) continue;
-        return Finish(ProbeError::kConnect, "write: " + ErrnoText(errno),
-                      now_us);
+        return Finish(ProbeError::kConnect,
+                      "write: " + runtime::ErrnoText(errno), now_us);
       }
       written_ += static_cast<size_t>(n);
     }
@@ -284,8 +289,8 @@ void ProbeConnection::DoRead(int64_t now_us) {
       } else if (errno == EINTR) {
         continue;
       } else {
-        return Finish(ProbeError::kConnect, "read: " + ErrnoText(errno),
-                      now_us);
+        return Finish(ProbeError::kConnect,
+                      "read: " + runtime::ErrnoText(errno), now_us);
       }
     }
 
@@ -318,10 +323,11 @@ void ProbeConnection::FailSslIo(int ssl_error, const char* during,
     const int err = errno;
     ERR_clear_error();
     return Finish(ProbeError::kConnect,
-                  std::string(during) + ": " + ErrnoText(err), now_us);
+                  std::string(during) + ": " + runtime::ErrnoText(err), now_us);
   }
   Finish(ProbeError::kTls,
-         std::string(during) + ": " + DrainOpenSslErrors("TLS error"), now_us);
+         std::string(during) + ": " + runtime::TakeOpenSslErrors("TLS error"),
+         now_us);
 }
 
 void ProbeConnection::OnResponseComplete(int64_t now_us) {

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/fd.h"
+#include "ax/runtime/net.h"
 #include "engine/http_response_parser.h"
 #include "engine/outcome.h"
 #include "engine/target.h"
@@ -84,7 +84,7 @@ class ProbeConnection {
   Stage stage_ = Stage::kIdle;
   int64_t start_us_ = 0;
   uint32_t events_ = 0;
-  Fd fd_;
+  runtime::Fd fd_;
   SslSessionPtr resume_;
   SslPtr ssl_;  // declared after fd_: freed before the socket closes
   std::string request_;

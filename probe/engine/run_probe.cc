@@ -6,26 +6,27 @@
 
 #include <algorithm>
 
-#include "engine/clock.h"
-#include "engine/fd.h"
-#include "engine/sigpipe.h"
+#include "ax/runtime/clock.h"
+#include "ax/runtime/net.h"
+#include "ax/runtime/sigpipe.h"
 
 namespace ax::probe {
 
 ProbeOutcome RunProbe(const ProbeTarget& target,
                       const ConnectionOptions& options) {
-  ScopedSigpipeBlock no_sigpipe;
+  runtime::SigpipeGuard no_sigpipe;
   ProbeConnection conn(target, options);
-  const int64_t start = MonoUs();
+  const int64_t start = runtime::MonoUs();
   const int64_t deadline =
       start + static_cast<int64_t>(target.check.timeout_ms) * 1000;
   conn.Start(start);
   if (conn.done()) return conn.outcome();
 
-  Fd epoll(::epoll_create1(EPOLL_CLOEXEC));
+  runtime::Fd epoll(::epoll_create1(EPOLL_CLOEXEC));
   if (!epoll.valid()) {
-    conn.Abort(ProbeError::kConnect, "epoll_create1: " + ErrnoText(errno),
-               MonoUs());
+    conn.Abort(ProbeError::kConnect,
+               "epoll_create1: " + runtime::ErrnoText(errno),
+               runtime::MonoUs());
     return conn.outcome();
   }
   epoll_event ev{};
@@ -33,7 +34,7 @@ ProbeOutcome RunProbe(const ProbeTarget& target,
   ::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, conn.fd(), &ev);
   uint32_t registered = conn.events();
   while (!conn.done()) {
-    const int64_t now = MonoUs();
+    const int64_t now = runtime::MonoUs();
     if (now >= deadline) {
       conn.Abort(ProbeError::kTimeout,
                  std::string("no answer within the timeout (") +
@@ -46,12 +47,12 @@ ProbeOutcome RunProbe(const ProbeTarget& target,
     epoll_event out{};
     const int n = ::epoll_wait(epoll.get(), &out, 1, wait_ms);
     if (n < 0 && errno != EINTR) {
-      conn.Abort(ProbeError::kConnect, "epoll_wait: " + ErrnoText(errno),
-                 MonoUs());
+      conn.Abort(ProbeError::kConnect,
+                 "epoll_wait: " + runtime::ErrnoText(errno), runtime::MonoUs());
       break;
     }
     if (n <= 0) continue;
-    conn.OnReady(MonoUs());
+    conn.OnReady(runtime::MonoUs());
     if (!conn.done() && conn.events() != registered) {
       ev.events = registered = conn.events();
       ::epoll_ctl(epoll.get(), EPOLL_CTL_MOD, conn.fd(), &ev);

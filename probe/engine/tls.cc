@@ -3,13 +3,15 @@
 
 #include <openssl/err.h>
 
+#include "ax/runtime/openssl_errors.h"
+
 namespace ax::probe {
 
 SslCtxPtr MakeClientTlsContext(const TlsOptions& options, std::string* error) {
   ERR_clear_error();
   SslCtxPtr ctx(SSL_CTX_new(TLS_client_method()));
   if (!ctx) {
-    if (error) *error = DrainOpenSslErrors("SSL_CTX_new failed");
+    if (error) *error = runtime::TakeOpenSslErrors("SSL_CTX_new failed");
     return nullptr;
   }
   SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
@@ -38,21 +40,10 @@ SslCtxPtr MakeClientTlsContext(const TlsOptions& options, std::string* error) {
   if (loaded != 1) {
     if (error)
       *error = "cannot load CA bundle '" + options.ca_file +
-               "': " + DrainOpenSslErrors("unknown error");
+               "': " + runtime::TakeOpenSslErrors("unknown error");
     return nullptr;
   }
   return ctx;
-}
-
-std::string DrainOpenSslErrors(const char* fallback) {
-  std::string text;
-  while (const unsigned long code = ERR_get_error()) {
-    char buf[256];
-    ERR_error_string_n(code, buf, sizeof(buf));
-    if (!text.empty()) text += "; ";
-    text += buf;
-  }
-  return text.empty() ? std::string(fallback) : text;
 }
 
 }  // namespace ax::probe

@@ -39,7 +39,4 @@ struct TlsOptions {
 // nullptr with `error` (if given) set when the CA file cannot be loaded.
 SslCtxPtr MakeClientTlsContext(const TlsOptions& options, std::string* error);
 
-// The OpenSSL error queue as text (drains it); `fallback` when empty.
-std::string DrainOpenSslErrors(const char* fallback);
-
 }  // namespace ax::probe

@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 
+#include "ax/runtime/metric_family.h"
 #include "engine/outcome.h"
 #include "engine/probe_error.h"
 
@@ -15,22 +16,8 @@ namespace {
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
-using Labels = std::vector<ClientMetric::Label>;
-
-MetricFamily Family(std::string name, std::string help, MetricType type) {
-  return {std::move(name), std::move(help), type, {}};
-}
-
-void Add(MetricFamily& f, double value, Labels labels) {
-  ClientMetric m;
-  m.label = std::move(labels);
-  if (f.type == MetricType::Counter) {
-    m.counter.value = value;
-  } else {
-    m.gauge.value = value;
-  }
-  f.metric.push_back(std::move(m));
-}
+using Labels = runtime::MetricLabels;
+using runtime::Family;
 
 double HealthState(Health h) {
   switch (h) {
@@ -96,33 +83,36 @@ std::vector<MetricFamily> ProbeMetrics::Collect() const {
                            MetricType::Gauge);
   for (const auto& [node, state] : nodes) {
     if (state.last) {
-      Add(up, state.last->ok() ? 1 : 0,
-          {{"node", node}, {"vantage", vantage_}});
+      runtime::AddSample(up, state.last->ok() ? 1 : 0,
+                         {{"node", node}, {"vantage", vantage_}});
     }
-    Add(health, HealthState(state.status.health), {{"node", node}});
+    runtime::AddSample(health, HealthState(state.status.health),
+                       {{"node", node}});
     for (const auto& [kind, n] : state.errors) {
-      Add(errors, static_cast<double>(n),
-          {{"node", node}, {"reason", ProbeErrorName(kind)}});
+      runtime::AddSample(errors, static_cast<double>(n),
+                         {{"node", node}, {"reason", ProbeErrorName(kind)}});
     }
-    Add(changes, state.state_changes, {{"node", node}});
-    Add(suppressed, state.suppressed ? 1 : 0, {{"node", node}});
+    runtime::AddSample(changes, state.state_changes, {{"node", node}});
+    runtime::AddSample(suppressed, state.suppressed ? 1 : 0, {{"node", node}});
   }
   auto connections =
       Family("ax_probe_connections_total",
              "probe connections opened (at most one per node per interval)",
              MetricType::Counter);
-  Add(connections, static_cast<double>(counters.started), {});
+  runtime::AddSample(connections, static_cast<double>(counters.started), {});
   auto handshakes =
       Family("ax_probe_tls_handshakes_total",
              "TLS handshakes completed by HTTPS probes", MetricType::Counter);
-  Add(handshakes, static_cast<double>(counters.tls_handshakes), {});
+  runtime::AddSample(handshakes, static_cast<double>(counters.tls_handshakes),
+                     {});
   auto resumptions =
       Family("ax_probe_tls_resumptions_total",
              "TLS handshakes that resumed the node's previous session "
              "(no certificate verification; a full handshake at least every "
              "few minutes and after any failed probe)",
              MetricType::Counter);
-  Add(resumptions, static_cast<double>(counters.tls_resumed), {});
+  runtime::AddSample(resumptions, static_cast<double>(counters.tls_resumed),
+                     {});
 
   auto duration = Family("ax_probe_duration_seconds",
                          "probe time by node and phase (connect, tls, "

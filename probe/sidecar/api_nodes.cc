@@ -6,14 +6,12 @@
 #include <utility>
 
 #include "ax/kube/resource.h"
-#include "server/kube_connect.h"
-#include "server/log.h"
+#include "ax/kube_runtime/kube_connect.h"
+#include "ax/runtime/log.h"
 
 namespace ax::probe {
 namespace {
 
-using dns::Log;
-using dns::LogLevel;
 using nlohmann::json;
 
 kube::Resource Nodes() { return {kApiGroup, "v1alpha1", "nodes"}; }
@@ -26,16 +24,16 @@ std::unique_ptr<ApiNodeSource> ApiNodeSource::Create(
   // a watch that is quiet for minutes.
   kube::ClientOptions client_options;
   client_options.user_agent = "ax-probe";
-  dns::KubeConnection connection =
-      dns::ConnectKube(options.kubeconfig, client_options, error);
+  kube::KubeConnection connection =
+      kube::ConnectKube(options.kubeconfig, client_options, error);
   if (!connection.client) return nullptr;
   std::string ns = options.namespace_name.empty() ? connection.default_namespace
                                                   : options.namespace_name;
   auto source = std::make_unique<ApiNodeSource>(
       kube::NewListerWatcher(*connection.client, Nodes().In(ns)), ns,
       options.debounce, std::move(on_nodes));
-  Log(LogLevel::kInfo, "node source: Kubernetes API",
-      {{"namespace", ns}, {"config", connection.config_source}});
+  runtime::Log(runtime::LogLevel::kInfo, "node source: Kubernetes API",
+               {{"namespace", ns}, {"config", connection.config_source}});
   source->client_ = std::move(connection.client);
   return source;
 }
@@ -47,12 +45,12 @@ ApiNodeSource::ApiNodeSource(
     : namespace_(std::move(namespace_name)),
       debounce_(debounce),
       on_nodes_(std::move(on_nodes)) {
-  watch_ = std::make_unique<dns::ApiWatch>(
+  watch_ = std::make_unique<kube::ApiWatch>(
       std::move(lister_watcher),
-      dns::ApiWatchLabels{.name = "node source",
-                          .keeping = "probing the last node set",
-                          .key = "namespace",
-                          .value = namespace_},
+      kube::ApiWatchLabels{.name = "node source",
+                           .keeping = "probing the last node set",
+                           .key = "namespace",
+                           .value = namespace_},
       [this] { MarkDirty(); }, std::move(reflector));
 }
 
@@ -97,7 +95,7 @@ void ApiNodeSource::Run() {
 }
 
 void ApiNodeSource::Gather() {
-  controller::ObservedState observed;
+  ApiObjects observed;
   json specs = json::object();
   for (const kube::ObjectPtr& object : watch_->informer().List()) {
     json typed = *object;
@@ -111,14 +109,15 @@ void ApiNodeSource::Gather() {
   if (last_specs_ && *last_specs_ == specs) return;
   last_specs_ = std::move(specs);
 
-  controller::GatheredWorld gathered = controller::GatherWorld(observed);
+  GatheredWorld gathered = GatherWorld(observed);
   for (const auto& [object, errors] : gathered.invalid) {
     for (const ManifestError& e : errors) {
-      Log(LogLevel::kError, "Node rejected; probing the others without it",
-          {{"namespace", namespace_},
-           {"object", object},
-           {"field", e.field},
-           {"error", e.message}});
+      runtime::Log(runtime::LogLevel::kError,
+                   "Node rejected; probing the others without it",
+                   {{"namespace", namespace_},
+                    {"object", object},
+                    {"field", e.field},
+                    {"error", e.message}});
     }
   }
   rejected_.store(gathered.invalid.size());
@@ -126,7 +125,7 @@ void ApiNodeSource::Gather() {
 }
 
 std::vector<prometheus::MetricFamily> ApiNodeSource::Families() const {
-  std::vector<prometheus::MetricFamily> families = dns::ApiWatchFamilies(
+  std::vector<prometheus::MetricFamily> families = kube::ApiWatchFamilies(
       "ax_probe_nodes_source", "the Node objects", status());
   prometheus::ClientMetric rejected;
   rejected.gauge.value = static_cast<double>(rejected_.load());

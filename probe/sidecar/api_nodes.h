@@ -1,9 +1,9 @@
 // --nodes-api: the Nodes to probe, read from the Kubernetes API instead of a
 // manifest directory. One informer lists and watches the gslb.ax.io Nodes of
-// a namespace (dns::ApiWatch: relist after 410, backoff, connection state);
+// a namespace (kube::ApiWatch: relist after 410, backoff, connection state);
 // once a burst of changes settles (the debounce) every object goes through
 // the manifest parser and checks, exactly as the operator gathers them
-// (controller::GatherWorld), so a broken Node is left out and logged by name
+// (GatherWorld, loader/), so a broken Node is left out and logged by name
 // while the others are probed. The World is handed on only when a Node's
 // spec changed (status writes are no news); while the API is unreachable
 // nothing is handed on and the last set keeps being probed. What to probe in
@@ -25,9 +25,9 @@
 #include <thread>
 #include <vector>
 
-#include "ax/controller/gather.h"
+#include "ax/gather.h"
 #include "ax/kube/client.h"
-#include "server/api_watch.h"
+#include "ax/kube_runtime/api_watch.h"
 
 namespace ax::probe {
 
@@ -41,7 +41,7 @@ class ApiNodeSource {
  public:
   // Receives every new set: the valid Nodes (world) and the rejected ones
   // with their errors (already logged), on the source's own thread.
-  using OnNodes = std::function<void(const controller::GatheredWorld&)>;
+  using OnNodes = std::function<void(const GatheredWorld&)>;
 
   // Reads the kube config and makes the client; null with `error` when the
   // config is unusable. Contacts no apiserver yet.
@@ -62,7 +62,7 @@ class ApiNodeSource {
   void Stop();
 
   const std::string& namespace_name() const { return namespace_; }
-  dns::ApiWatchStatus status() const { return watch_->status(); }
+  kube::ApiWatchStatus status() const { return watch_->status(); }
   // Nodes left out of the last set handed on (parse or validation errors).
   size_t rejected() const { return rejected_.load(); }
   // ax_probe_nodes_source_*: the connection and the rejected Nodes.
@@ -77,7 +77,7 @@ class ApiNodeSource {
   const std::chrono::milliseconds debounce_;
   const OnNodes on_nodes_;
   std::unique_ptr<kube::Client> client_;  // outlives watch_ (Create)
-  std::unique_ptr<dns::ApiWatch> watch_;
+  std::unique_ptr<kube::ApiWatch> watch_;
   std::atomic<size_t> rejected_{0};
 
   std::mutex mu_;

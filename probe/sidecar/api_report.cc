@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "ax/kube/resource.h"
-#include "server/kube_connect.h"
+#include "ax/kube_runtime/kube_connect.h"
 
 namespace ax::probe {
 namespace {
@@ -40,8 +40,8 @@ std::unique_ptr<ApiReportWriter> ApiReportWriter::Create(
   kube::ClientOptions client_options;
   client_options.user_agent = "ax-probe";
   client_options.request_timeout = kWriteTimeout;
-  dns::KubeConnection connection =
-      dns::ConnectKube(options.kubeconfig, client_options, error);
+  kube::KubeConnection connection =
+      kube::ConnectKube(options.kubeconfig, client_options, error);
   if (!connection.client) return nullptr;
   std::string ns = options.namespace_name.empty() ? connection.default_namespace
                                                   : options.namespace_name;

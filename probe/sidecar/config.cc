@@ -1,23 +1,18 @@
-// The ax-probe flag table (server/flag_table.h does the reading and the
-// precedence, as for ax-operator); the value parsers are ax-dns's.
+// The ax-probe flag table (the runtime's flag_table.h does the reading and the
+// precedence, as for ax-dns and ax-operator).
 #include "sidecar/config.h"
 
 #include <unistd.h>
 
 #include <utility>
 
-#include "server/config_values.h"
-#include "server/flag_table.h"
+#include "ax/runtime/config_values.h"
+#include "ax/runtime/flag_table.h"
 
 namespace ax::probe {
 namespace {
 
-using Flag = dns::FlagSpec<SidecarConfig>;
-using dns::BoolFlag;
-using dns::DurationFlag;
-using dns::ListenFlag;
-using dns::LogLevelFlag;
-using dns::TextFlag;
+using Flag = runtime::FlagSpec<SidecarConfig>;
 
 bool SetVantage(SidecarConfig& c, const std::string& v, std::string*) {
   c.vantage = v;
@@ -33,55 +28,58 @@ const std::vector<Flag>& Flags() {
   static const std::vector<Flag> flags = {
       {"config", "FILE", "",
        "YAML or JSON file of settings (keys are flag names)",
-       TextFlag(&SidecarConfig::config_file)},
+       runtime::TextFlag(&SidecarConfig::config_file)},
       {"manifests", "DIR", "",
        "probe the Nodes with a healthCheck in the YAML manifests in DIR "
        "(re-read on change); standalone, without Kubernetes",
-       TextFlag(&SidecarConfig::manifests_dir)},
+       runtime::TextFlag(&SidecarConfig::manifests_dir)},
       {"nodes-api", "", "false",
        "probe the Nodes with a healthCheck among the Node objects in "
        "--namespace, watched through the Kubernetes API (a Node that fails "
        "the manifest checks is logged and left out)",
-       BoolFlag(&SidecarConfig::nodes_api), true},
+       runtime::BoolFlag(&SidecarConfig::nodes_api),
+       runtime::FlagArity::kSwitch},
       {"vantage", "NAME", "",
        "this prober's name in reports and metrics (default: the host name)",
-       SetVantage},
+       runtime::OneValue<SidecarConfig>(SetVantage)},
       {"report", "FILE", "-",
        "write the ProbeReport JSON to FILE (atomically replaced), - for "
        "stdout (one JSON per line); empty: no report",
-       TextFlag(&SidecarConfig::report)},
+       runtime::TextFlag(&SidecarConfig::report)},
       {"report-api", "", "false",
        "also write the ProbeReport through the Kubernetes API (server-side "
        "apply; owned by the pod given POD_NAME and POD_UID)",
-       BoolFlag(&SidecarConfig::report_api), true},
+       runtime::BoolFlag(&SidecarConfig::report_api),
+       runtime::FlagArity::kSwitch},
       {"kubeconfig", "FILE", "",
        "--nodes-api, --report-api: kubeconfig to reach the API (default: "
        "$KUBECONFIG, in-cluster, ~/.kube/config)",
-       TextFlag(&SidecarConfig::kubeconfig)},
+       runtime::TextFlag(&SidecarConfig::kubeconfig)},
       {"namespace", "NS", "",
        "--nodes-api, --report-api: the namespace of the Nodes and of the "
        "report (default: the kubeconfig's or the pod's)",
-       TextFlag(&SidecarConfig::namespace_name)},
+       runtime::TextFlag(&SidecarConfig::namespace_name)},
       {"heartbeat", "DURATION", "10s",
        "rewrite the report this often even without a health change",
-       DurationFlag(&SidecarConfig::heartbeat)},
+       runtime::DurationFlag(&SidecarConfig::heartbeat)},
       {"http-listen", "ADDR:PORT", "0.0.0.0:8081",
        "/metrics, /healthz, /readyz address; empty disables",
-       ListenFlag(&SidecarConfig::http_listen)},
+       runtime::ListenFlag(&SidecarConfig::http_listen)},
       {"probe-ca", "FILE", "",
        "PEM CA bundle HTTPS health checks verify against (default: system)",
-       TextFlag(&SidecarConfig::probe_ca)},
+       runtime::TextFlag(&SidecarConfig::probe_ca)},
       {"probe-insecure", "", "false",
        "HTTPS health checks accept any certificate",
-       BoolFlag(&SidecarConfig::probe_insecure), true},
+       runtime::BoolFlag(&SidecarConfig::probe_insecure),
+       runtime::FlagArity::kSwitch},
       {"probe-token-dir", "DIR", "",
        "probe tokens: the file DIR/<healthCheck.tokenSecretRef>",
-       TextFlag(&SidecarConfig::probe_token_dir)},
+       runtime::TextFlag(&SidecarConfig::probe_token_dir)},
       {"reload-debounce", "DURATION", "200ms",
        "wait this long after a manifest or Node object change",
-       DurationFlag(&SidecarConfig::reload_debounce)},
+       runtime::DurationFlag(&SidecarConfig::reload_debounce)},
       {"log-level", "LEVEL", "info", "debug, info, warn or error",
-       LogLevelFlag(&SidecarConfig::log_level)},
+       runtime::LogLevelFlag(&SidecarConfig::log_level)},
   };
   return flags;
 }
@@ -92,8 +90,8 @@ SidecarConfigResult ParseSidecarConfig(
     const std::vector<std::string>& args,
     const std::map<std::string, std::string>& env) {
   SidecarConfigResult result;
-  const dns::FlagResult flags =
-      dns::ApplyFlags(Flags(), "AX_PROBE_", args, env, &result.config);
+  const runtime::FlagResult flags =
+      runtime::ApplyFlags(Flags(), "AX_PROBE_", args, env, &result.config);
   result.help = flags.help;
   result.error = flags.error;
   if (!flags.ok || flags.help) {
@@ -130,7 +128,7 @@ std::string SidecarHelpText() {
       "reads YAML manifests (--manifests). Every flag is also read from the\n"
       "environment as AX_PROBE_<FLAG> and from the --config file;\n"
       "precedence: flag > env > file > default.\n\nflags:\n";
-  text += dns::FlagHelpLines(dns::FlagInfos(Flags()));
+  text += runtime::FlagHelpLines(runtime::FlagInfos(Flags()));
   return text;
 }
 

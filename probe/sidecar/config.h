@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "server/log.h"
+#include "ax/runtime/log.h"
 
 namespace ax::probe {
 
@@ -39,7 +39,7 @@ struct SidecarConfig {
   bool probe_insecure = false;
   std::string probe_token_dir;  // tokens: <dir>/<healthCheck.tokenSecretRef>
   std::chrono::milliseconds reload_debounce{200};
-  dns::LogLevel log_level = dns::LogLevel::kInfo;
+  runtime::LogLevel log_level = runtime::LogLevel::kInfo;
 };
 
 struct SidecarConfigResult {

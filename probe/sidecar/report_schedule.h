@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "sidecar/report_builder.h"
+#include "report/report_builder.h"
 
 namespace ax::probe {
 

@@ -7,27 +7,22 @@
 #include "sidecar/sidecar.h"
 
 #include <httplib.h>
-#include <prometheus/text_serializer.h>
 
 #include <algorithm>
 #include <chrono>
 #include <utility>
 
 #include "ax/manifest_loader.h"
-#include "engine/clock.h"
+#include "ax/runtime/clock.h"
+#include "ax/runtime/log.h"
 #include "engine/world_targets.h"
-#include "server/log.h"
-#include "server/openmetrics.h"
-#include "sidecar/report_builder.h"
+#include "report/report_builder.h"
 #include "sidecar/report_schedule.h"
 
 namespace ax::probe {
 namespace {
 
-using dns::Log;
-using dns::LogLevel;
-
-int64_t MonoMs() { return MonoUs() / 1000; }
+int64_t MonoMs() { return runtime::MonoUs() / 1000; }
 
 // Indexes of ProbeSidecar::writes_.
 constexpr int kOutput = 0, kApi = 1;
@@ -63,16 +58,17 @@ bool ProbeSidecar::Start(std::string* error) {
                          .pod_uid = config_.pod_uid},
         error);
     if (!api_) return false;
-    Log(LogLevel::kInfo, "reports go through the Kubernetes API",
-        {{"namespace", api_->namespace_name()},
-         {"owner_pod", config_.pod_name}});
+    runtime::Log(runtime::LogLevel::kInfo,
+                 "reports go through the Kubernetes API",
+                 {{"namespace", api_->namespace_name()},
+                  {"owner_pod", config_.pod_name}});
   }
   if (config_.nodes_api) {
     api_nodes_ = ApiNodeSource::Create(
         ApiNodesOptions{.kubeconfig = config_.kubeconfig,
                         .namespace_name = config_.namespace_name,
                         .debounce = config_.reload_debounce},
-        [this](const controller::GatheredWorld& nodes) {
+        [this](const GatheredWorld& nodes) {
           Probe(nodes.world, "api:" + api_nodes_->namespace_name());
         },
         error);
@@ -80,10 +76,11 @@ bool ProbeSidecar::Start(std::string* error) {
     api_nodes_->Start();
   } else {
     Reload();
-    watcher_ = std::make_unique<dns::DirWatcher>(
-        config_.manifests_dir, dns::WatchOptions{config_.reload_debounce, {}},
-        [this](dns::WatchEvent event) {
-          if (event == dns::WatchEvent::kChanged) Reload();
+    watcher_ = std::make_unique<runtime::DirWatcher>(
+        config_.manifests_dir,
+        runtime::WatchOptions{config_.reload_debounce, {}},
+        [this](runtime::WatchEvent event) {
+          if (event == runtime::WatchEvent::kChanged) Reload();
         });
   }
   // Without an output the loop would have nothing to wait for.
@@ -91,8 +88,8 @@ bool ProbeSidecar::Start(std::string* error) {
     reporter_ = std::thread([this] { ReportLoop(); });
   }
   if (!config_.http_listen.empty()) {
-    dns::Endpoint at;
-    if (!dns::ParseEndpoint(config_.http_listen, &at, error)) return false;
+    runtime::Endpoint at;
+    if (!runtime::ParseEndpoint(config_.http_listen, &at, error)) return false;
     Route();
     if (!http_.Start(at, "http", error)) return false;
   }
@@ -118,14 +115,16 @@ void ProbeSidecar::Reload() {
   const ManifestLoadResult loaded = LoadManifestDir(config_.manifests_dir);
   if (!loaded.ok()) {
     for (const ManifestError& e : loaded.errors) {
-      Log(LogLevel::kError, "manifest error",
-          {{"dir", config_.manifests_dir},
-           {"source", e.source},
-           {"object", e.object},
-           {"field", e.field},
-           {"error", e.message}});
+      runtime::Log(runtime::LogLevel::kError, "manifest error",
+                   {{"dir", config_.manifests_dir},
+                    {"source", e.source},
+                    {"object", e.object},
+                    {"field", e.field},
+                    {"error", e.message}});
     }
-    Log(LogLevel::kWarn, "manifests broken, probing the last good node set",
+    runtime::Log(
+        runtime::LogLevel::kWarn,
+        "manifests broken, probing the last good node set",
         {{"dir", config_.manifests_dir}, {"errors", loaded.errors.size()}});
     return;
   }
@@ -135,15 +134,16 @@ void ProbeSidecar::Reload() {
 void ProbeSidecar::Probe(const World& world, const std::string& source) {
   WorldTargets targets = ProbeTargetsForWorld(world, config_.probe_token_dir);
   for (const TokenProblem& p : targets.unreadable_tokens) {
-    Log(LogLevel::kError, "probe token unreadable; probing without it",
-        {{"node", p.node}, {"file", p.file}});
+    runtime::Log(runtime::LogLevel::kError,
+                 "probe token unreadable; probing without it",
+                 {{"node", p.node}, {"file", p.file}});
   }
   std::vector<std::string> nodes;
   for (const ProbeTarget& t : targets.targets) nodes.push_back(t.node);
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-  Log(LogLevel::kInfo, "node set loaded",
-      {{"source", source}, {"probed_nodes", nodes.size()}});
+  runtime::Log(runtime::LogLevel::kInfo, "node set loaded",
+               {{"source", source}, {"probed_nodes", nodes.size()}});
   engine_->SetTargets(std::move(targets.targets));
   {
     std::lock_guard lock(mu_);
@@ -157,11 +157,11 @@ void ProbeSidecar::Probe(const World& world, const std::string& source) {
 void ProbeSidecar::OnProbe(const ProbeEvent& e) {
   metrics_.Observe(e);
   if (e.transition.changed) {
-    Log(LogLevel::kInfo, "node health changed",
-        {{"node", e.node},
-         {"from", HealthName(e.transition.from)},
-         {"to", HealthName(e.transition.to)},
-         {"error", e.result.error}});
+    runtime::Log(runtime::LogLevel::kInfo, "node health changed",
+                 {{"node", e.node},
+                  {"from", HealthName(e.transition.from)},
+                  {"to", HealthName(e.transition.to)},
+                  {"error", e.result.error}});
     Poke();
   }
 }
@@ -205,8 +205,8 @@ void ProbeSidecar::ReportLoop() {
     const std::vector<std::string> nodes = nodes_;
     lock.unlock();
 
-    const ProbeReport report =
-        BuildReport(nodes, engine_->Snapshot(), config_.vantage, WallMs());
+    const ProbeReport report = BuildReport(nodes, engine_->Snapshot(),
+                                           config_.vantage, runtime::WallMs());
     HealthKey key = HealthKeyOf(report);
     const int64_t now = MonoMs();
     if (schedule.Due(key, now)) {
@@ -222,16 +222,18 @@ void ProbeSidecar::Deliver(const ProbeReport& report) {
   if (output_.enabled()) {
     const bool ok = output_.Write(SerializeProbeReport(report), &error);
     ++writes_[kOutput][ok ? kOk : kError];
-    if (!ok) Log(LogLevel::kError, "report write failed", {{"error", error}});
+    if (!ok)
+      runtime::Log(runtime::LogLevel::kError, "report write failed",
+                   {{"error", error}});
   }
   // After the local output: a slow or refusing apiserver delays only this.
   if (api_) {
     const bool ok = api_->Write(report, &error);
     ++writes_[kApi][ok ? kOk : kError];
     if (!ok) {
-      Log(LogLevel::kError,
-          "report API write failed; next change or heartbeat retries",
-          {{"error", error}});
+      runtime::Log(runtime::LogLevel::kError,
+                   "report API write failed; next change or heartbeat retries",
+                   {{"error", error}});
     }
   }
 }
@@ -273,23 +275,16 @@ void ProbeSidecar::Route() {
                    "for every node\n",
                    "text/plain");
              });
-  server.Get(
-      "/metrics", [this](const httplib::Request& req, httplib::Response& res) {
-        auto families = metrics_.Collect();
-        families.push_back(WritesFamily());
-        if (api_nodes_) {
-          for (auto& family : api_nodes_->Families()) {
-            families.push_back(std::move(family));
-          }
-        }
-        if (dns::PrefersOpenMetrics(req.get_header_value("Accept"))) {
-          res.set_content(dns::SerializeOpenMetrics(families),
-                          dns::kOpenMetricsContentType);
-        } else {
-          res.set_content(prometheus::TextSerializer().Serialize(families),
-                          dns::kPrometheusTextContentType);
-        }
-      });
+  http_.ServeMetrics([this] {
+    auto families = metrics_.Collect();
+    families.push_back(WritesFamily());
+    if (api_nodes_) {
+      for (auto& family : api_nodes_->Families()) {
+        families.push_back(std::move(family));
+      }
+    }
+    return families;
+  });
 }
 
 }  // namespace ax::probe

@@ -18,11 +18,11 @@
 #include <thread>
 #include <vector>
 
+#include "ax/runtime/dir_watcher.h"
+#include "ax/runtime/http_listener.h"
+#include "ax/runtime/net.h"
 #include "engine/engine.h"
 #include "metrics/probe_metrics.h"
-#include "server/dir_watcher.h"
-#include "server/http_listener.h"
-#include "server/net.h"
 #include "sidecar/api_nodes.h"
 #include "sidecar/api_report.h"
 #include "sidecar/config.h"
@@ -47,7 +47,7 @@ class ProbeSidecar {
 
   // Latches true once a node set loaded and every node has a verdict.
   bool Ready() const;
-  const dns::Endpoint& http_address() const { return http_.bound(); }
+  const runtime::Endpoint& http_address() const { return http_.bound(); }
 
  private:
   void Reload();                            // watcher thread (and Start)
@@ -69,9 +69,9 @@ class ProbeSidecar {
   // Report writes by destination (output, api) and result (ok, error).
   std::atomic<uint64_t> writes_[2][2]{};
   std::unique_ptr<ProbeEngine> engine_;
-  std::unique_ptr<dns::DirWatcher> watcher_;  // --manifests
-  std::unique_ptr<ApiNodeSource> api_nodes_;  // --nodes-api
-  dns::HttpListener http_;
+  std::unique_ptr<runtime::DirWatcher> watcher_;  // --manifests
+  std::unique_ptr<ApiNodeSource> api_nodes_;      // --nodes-api
+  runtime::HttpListener http_;
 
   mutable std::mutex mu_;
   std::condition_variable wake_;

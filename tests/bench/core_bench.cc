@@ -1,8 +1,8 @@
-// Decision-core benchmarks (DESIGN §3 targets, issue 2): one decision for a
+// Decision-core benchmarks (issue 2 targets): one decision for a
 // 20-candidate region once the snapshot is built (target: well under 1 us),
 // classification, and building + serialising the snapshot for 1,000 nodes x 200
 // regions x 50 domains (target: well under 1 s, under 1 MiB). Rerun:
-// tests/bench/run_core_bench.sh.
+// tests/bench/run_micro_bench.sh core.
 #include <benchmark/benchmark.h>
 
 #include <string>

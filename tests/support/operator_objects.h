@@ -1,5 +1,5 @@
-// Test support for the operator's plan: gslb.ax.io objects as the Kubernetes
-// API returns them, built in code or converted from a large_world.h World,
+// Test support for the plan: gslb.ax.io objects (api_objects.h) converted
+// from a large_world.h World,
 // ProbeReports from a status map, and ApplyPlan, the API's side of a plan.
 // Shared by the operator tests and the plan benchmark, so both feed the
 // planner the same shape of input.
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "api_objects.h"
 #include "ax/controller/plan.h"
 #include "ax/model.h"
 #include "ax/node_status.h"
@@ -19,56 +20,6 @@
 namespace ax::testing {
 
 using nlohmann::json;
-
-inline json Object(const std::string& kind, const std::string& name,
-                   json spec) {
-  return {{"apiVersion", kApiVersion},
-          {"kind", kind},
-          {"metadata",
-           {{"name", name},
-            {"namespace", "gslb"},
-            {"uid", kind + "-" + name},
-            {"generation", 1},
-            {"resourceVersion", "1"}}},
-          {"spec", std::move(spec)}};
-}
-
-inline json NodeObject(const std::string& name, const std::string& address,
-                       json extra = json::object()) {
-  json spec = {{"addresses", {address}},
-               {"area", "area"},
-               {"isp", "any"},
-               {"capacity", {{"bandwidthMbps", 1000}, {"connections", 10000}}},
-               {"healthCheck", {{"protocol", "TCP"}, {"port", 80}}}};
-  spec.update(extra);
-  return Object("Node", name, std::move(spec));
-}
-
-inline json RegionObject(const std::string& name,
-                         std::vector<std::string> nodes,
-                         std::vector<std::string> fallback = {}) {
-  json spec = {{"area", name},
-               {"isp", "any"},
-               {"match", {{"countries", {"US"}}}},
-               {"nodes", nodes}};
-  if (!fallback.empty()) spec["fallbackRegions"] = fallback;
-  return Object("Region", name, std::move(spec));
-}
-
-inline json DomainObject(const std::string& name, json extra = json::object()) {
-  json spec = {{"fqdn", name + ".example.test"}, {"zone", "example.test"}};
-  spec.update(extra);
-  return Object("Domain", name, std::move(spec));
-}
-
-// `at` is RFC 3339; empty: no expiry.
-inline json RuleObject(const std::string& name, const std::string& domain,
-                       const std::string& action, const std::string& node,
-                       const std::string& expires_at = "") {
-  json spec = {{"domain", domain}, {"action", action}, {"node", node}};
-  if (!expires_at.empty()) spec["expiresAt"] = expires_at;
-  return Object("Rule", name, std::move(spec));
-}
 
 inline ProbeNodeReport NodeResult(const std::string& node, Health health,
                                   double latency_ms, int64_t changed_at_ms) {

@@ -29,6 +29,9 @@ class TempDir {
   std::filesystem::path operator/(const std::string& name) const {
     return path_ / name;
   }
+  // Writes `text` to the file `name` (parents made) and returns its path.
+  std::filesystem::path Write(const std::string& name,
+                              const std::string& text) const;
 
  private:
   std::filesystem::path path_;
@@ -38,6 +41,13 @@ inline void WriteFile(const std::filesystem::path& path,
                       const std::string& text) {
   std::filesystem::create_directories(path.parent_path());
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+inline std::filesystem::path TempDir::Write(const std::string& name,
+                                            const std::string& text) const {
+  const std::filesystem::path file = path_ / name;
+  WriteFile(file, text);
+  return file;
 }
 
 }  // namespace ax::testing

@@ -1,4 +1,4 @@
-// Client classification, level 1 of the route table (DESIGN §2): which Region a
+// Client classification, level 1 of the route table: which Region a
 // client belongs to, from its address and what the geo/ASN databases said about
 // it, and how wide an ECS scope that answer holds for. Hot path: Classify never
 // allocates. Reading the databases is the DNS server's job; routes per region

@@ -17,7 +17,7 @@ namespace ax {
 inline constexpr char kApiGroup[] = "gslb.ax.io";
 inline constexpr char kApiVersion[] = "gslb.ax.io/v1alpha1";
 
-// How a Domain orders and picks among its candidates (DESIGN §2).
+// How a Domain orders and picks among its candidates (crds/domain.yaml).
 enum class Strategy : uint8_t {
   kRegionPriority,    // "RegionPriority": region order, corrected by measured
                       // latency (default)

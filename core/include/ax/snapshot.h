@@ -1,8 +1,8 @@
 // The route table: the one contract between control plane and data plane
-// (DESIGN §3). A flat, index-based, immutable value: nodes, classification
-// regions, domains and the ranked candidate routes per (domain, region), with
-// everything needed to explain an answer. Building lives in build_snapshot.h,
-// JSON in snapshot_json.h, picking in decide.h.
+// (docs/architecture.md). A flat, index-based, immutable value: nodes,
+// classification regions, domains and the ranked candidate routes per (domain,
+// region), with everything needed to explain an answer. Building lives in
+// build_snapshot.h, JSON in snapshot_json.h, picking in decide.h.
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 # UDP limit), ax-dns (geo + ASN + ECS + WeightedRandom on every query, and a name
 # without ECS), knotd, nsd, gdnsd (plain and geoip), PowerDNS (bind backend and a LUA
 # pickwrandom record), all on 127.0.0.1, each server pinned to CPU 1 and the load
-# generators to CPU 0 (see /work/shared/BENCHMARKING.md for why each step is here).
+# generators to CPU 0 (docs/benchmarks.md says why each step is here).
 #
 # Per run and server (servers alternate: a different order each run):
 #   1. ax_loadgen, closed loop with 500 queries in flight, --duration s: peak qps

@@ -17,6 +17,7 @@
 #include "ax/kube/client.h"
 #include "ax/kube/config.h"
 #include "ax/kube/watch.h"
+#include "wait_for.h"
 
 namespace ax::kube::it {
 
@@ -58,16 +59,11 @@ inline nlohmann::json ConfigMap(
           {"data", std::move(data)}};
 }
 
-// Polls `done` every 20 ms until it holds or `timeout` passes.
+// WaitFor with the cluster cases' longer default deadline.
 inline bool Eventually(
     const std::function<bool()>& done,
     std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return done();
+  return ax::testing::WaitFor(done, timeout);
 }
 
 // A minimal valid ProbeReport (the custom resource the cases use).

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fake_apiserver.h"
+#include "wait_for.h"
 
 namespace ax::kube {
 namespace {
@@ -23,6 +24,7 @@ namespace {
 using ::ax::kube::testing::FakeApiServer;
 using ::ax::kube::testing::Seen;
 using ::ax::kube::testing::SeenRequest;
+using ::ax::testing::WaitFor;
 using nlohmann::json;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
@@ -272,6 +274,9 @@ class SlowServerTest : public ::testing::Test {
   void SetUp() override {
     fake_.server().Get(
         ".*", [this](const httplib::Request&, httplib::Response& res) {
+          ++arrived_;
+          // The fault: a server that does not answer until released (5 s
+          // at most).
           const auto until = steady_clock::now() + std::chrono::seconds(5);
           while (!release_ && steady_clock::now() < until) {
             std::this_thread::sleep_for(milliseconds(10));
@@ -284,6 +289,7 @@ class SlowServerTest : public ::testing::Test {
   void TearDown() override { release_ = true; }
 
   std::atomic<bool> release_{false};  // outlives the server's handlers
+  std::atomic<int> arrived_{0};       // requests the server got
   FakeApiServer fake_;
   std::unique_ptr<Client> client_;
 };
@@ -305,7 +311,8 @@ TEST_F(SlowServerTest, CancelAbortsACallInFlight) {
     got.emplace(client_->Get(ConfigMaps().In("a").Named("b"),
                              {milliseconds(0), &cancel}));
   });
-  std::this_thread::sleep_for(milliseconds(200));  // the request is waiting
+  // Not ASSERT: the caller must be canceled and joined either way.
+  EXPECT_TRUE(WaitFor([&] { return arrived_ == 1; })) << "no request arrived";
   const auto start = steady_clock::now();
   cancel.Cancel();
   caller.join();

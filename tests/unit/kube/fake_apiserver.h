@@ -4,6 +4,7 @@
 // server() before Start(). The real apiserver is the integration suite's.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "ax/kube/client.h"
+#include "wait_for.h"
 
 namespace ax::kube::testing {
 
@@ -35,9 +37,8 @@ class FakeApiServer {
   // would be lost and the destructor would wait forever.
   void Start() {
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    ASSERT_TRUE(::ax::testing::WaitFor([this] { return server_.is_running(); }))
+        << "the fake apiserver did not start";
   }
 
   Config config() const {

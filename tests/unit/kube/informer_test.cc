@@ -11,11 +11,13 @@
 #include <thread>
 
 #include "fake_apiserver.h"
+#include "wait_for.h"
 
 namespace ax::kube {
 namespace {
 
 using ::ax::kube::testing::FakeApiServer;
+using ::ax::testing::WaitFor;
 using nlohmann::json;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
@@ -89,15 +91,6 @@ InformerOptions FastOptions(std::function<void()> on_change = nullptr) {
   return options;
 }
 
-bool Eventually(const std::function<bool()>& done) {
-  const auto deadline = steady_clock::now() + std::chrono::seconds(5);
-  while (steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(milliseconds(2));
-  }
-  return done();
-}
-
 TEST(ReflectorTest, ResumesRelistsAndBacksOff) {
   auto script = std::make_unique<ScriptedListerWatcher>();
   ScriptedListerWatcher& lw = *script;
@@ -120,7 +113,7 @@ TEST(ReflectorTest, ResumesRelistsAndBacksOff) {
   options.reflector.on_error = [&](const Error& e) { errors.push_back(e); };
   Informer informer(std::move(script), std::move(options));
   informer.Start();
-  ASSERT_TRUE(Eventually([&] { return lw.WatchedFrom().size() == 4; }));
+  ASSERT_TRUE(WaitFor([&] { return lw.WatchedFrom().size() == 4; }));
   EXPECT_EQ(lw.WatchedFrom(),
             (std::vector<std::string>{"10", "11", "12", "20"}));
   informer.Stop();
@@ -160,7 +153,7 @@ TEST(ReflectorTest, RepeatedGoneAfterAFreshListBacksOff) {
   Informer informer(std::move(script), std::move(options));
   const auto start = steady_clock::now();
   informer.Start();
-  ASSERT_TRUE(Eventually([&] { return lw.WatchedFrom().size() == 4; }));
+  ASSERT_TRUE(WaitFor([&] { return lw.WatchedFrom().size() == 4; }));
   // The first 410 relists at once, the next two after 200 ms each.
   EXPECT_GE(steady_clock::now() - start, milliseconds(400));
   EXPECT_EQ(informer.counters().relists, 3u);
@@ -184,12 +177,15 @@ TEST(ReflectorTest, WatchesEndingAtOnceAreBackedOff) {
   InformerOptions options = FastOptions();
   options.reflector.backoff = {milliseconds(100), milliseconds(100), 2.0, 0.0};
   Informer informer(std::move(script), std::move(options));
+  const auto start = steady_clock::now();
   informer.Start();
-  std::this_thread::sleep_for(milliseconds(450));
+  // One at once, then one per 100 ms backoff (no jitter): three within
+  // 450 ms, and the third not before 200 ms, where a loop that does not back
+  // off would have closed thousands.
+  ASSERT_TRUE(WaitFor([&] { return lw.closed >= 3; }, milliseconds(450)));
+  const auto third = steady_clock::now() - start;
   informer.Stop();
-  // One at once, then one per 100 ms backoff: about 5, not thousands.
-  EXPECT_GE(lw.closed, 3);
-  EXPECT_LE(lw.closed, 6);
+  EXPECT_GE(third, milliseconds(200));
   EXPECT_EQ(informer.counters().failures, static_cast<uint64_t>(lw.closed));
   EXPECT_EQ(informer.counters().relists, 0u);  // resumes, no relist
 }
@@ -201,7 +197,7 @@ TEST(ReflectorTest, StopInterruptsABackoff) {
                                0.0};
   Informer informer(std::move(script), std::move(options));
   informer.Start();
-  ASSERT_TRUE(Eventually([&] { return informer.counters().failures == 1; }));
+  ASSERT_TRUE(WaitFor([&] { return informer.counters().failures == 1; }));
   const auto start = steady_clock::now();
   informer.Stop();
   EXPECT_LT(steady_clock::now() - start, milliseconds(500));
@@ -229,6 +225,7 @@ TEST(InformerTest, ListsWatchesAndStopsPromptlyOverHttp) {
                     "\n";
                 return sink.write(line.data(), line.size());
               }
+              // A watch with nothing more to say, blocked until released.
               while (!release) std::this_thread::sleep_for(milliseconds(10));
               return false;
             });
@@ -241,7 +238,7 @@ TEST(InformerTest, ListsWatchesAndStopsPromptlyOverHttp) {
   EXPECT_FALSE(informer.HasSynced());
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(milliseconds(5000)));
-  ASSERT_TRUE(Eventually([&] { return informer.Get("ns", "b") != nullptr; }));
+  ASSERT_TRUE(WaitFor([&] { return informer.Get("ns", "b") != nullptr; }));
   EXPECT_NE(informer.Get("ns", "a"), nullptr);
   EXPECT_EQ(changes, 2);
 

@@ -12,11 +12,13 @@
 #include <thread>
 
 #include "fake_apiserver.h"
+#include "wait_for.h"
 
 namespace ax::kube {
 namespace {
 
 using ::ax::kube::testing::FakeApiServer;
+using ::ax::testing::WaitFor;
 using nlohmann::json;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
@@ -102,6 +104,7 @@ class LeaseServer {
  private:
   // false (after a stall) when the request must not be answered.
   bool Serve(httplib::Response& res) {
+    // The fault: a server that hangs while `stall` (10 s at most).
     const auto until = steady_clock::now() + std::chrono::seconds(10);
     while (stall && steady_clock::now() < until) {
       std::this_thread::sleep_for(milliseconds(5));
@@ -148,16 +151,6 @@ struct Counted {
   }
 };
 
-bool Eventually(const std::function<bool()>& done,
-                milliseconds timeout = milliseconds(5000)) {
-  const auto deadline = steady_clock::now() + timeout;
-  while (steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(milliseconds(5));
-  }
-  return done();
-}
-
 TEST(LeaderElectorTest, CreatesRenewsAndReleases) {
   LeaseServer server;
   auto client = server.NewClient();
@@ -165,12 +158,12 @@ TEST(LeaderElectorTest, CreatesRenewsAndReleases) {
   auto elector = LeaderElector::Create(*client, counted.Config());
   ASSERT_TRUE(elector.ok()) << elector.error().ToString();
   (*elector)->Start();
-  ASSERT_TRUE(Eventually([&] { return (*elector)->IsLeader(); }));
+  ASSERT_TRUE(WaitFor([&] { return (*elector)->IsLeader(); }));
   const json first = server.Spec();
   EXPECT_EQ(first["holderIdentity"], "me");
   EXPECT_EQ(first["leaseDurationSeconds"], 2);
   EXPECT_EQ(first["leaseTransitions"], 0);
-  ASSERT_TRUE(Eventually(
+  ASSERT_TRUE(WaitFor(
       [&] { return server.Spec()["renewTime"] != first["renewTime"]; }));
   EXPECT_EQ(server.Spec()["acquireTime"], first["acquireTime"]);
 
@@ -189,13 +182,13 @@ TEST(LeaderElectorTest, StopsLeadingByTheRenewDeadlineWhenTheServerHangs) {
   auto elector = LeaderElector::Create(*client, counted.Config());
   ASSERT_TRUE(elector.ok());
   (*elector)->Start();
-  ASSERT_TRUE(Eventually([&] { return (*elector)->IsLeader(); }));
+  ASSERT_TRUE(WaitFor([&] { return (*elector)->IsLeader(); }));
   // Wait for a renewal, then stall everything.
   const json acquired = server.Spec();
-  ASSERT_TRUE(Eventually(
+  ASSERT_TRUE(WaitFor(
       [&] { return server.Spec()["renewTime"] != acquired["renewTime"]; }));
   server.stall = true;
-  ASSERT_TRUE(Eventually([&] { return counted.stopped == 1; }));
+  ASSERT_TRUE(WaitFor([&] { return counted.stopped == 1; }));
   const auto gave_up = counted.stopped_at.load() - server.last_write.load();
   // The deadline runs from when the last stored renewal was sent (a moment
   // before the server stored it), and the elector wakes for it: no renewal
@@ -216,14 +209,15 @@ TEST(LeaderElectorTest, WaitsOutAnotherHolderThenTakesOver) {
   ASSERT_TRUE(elector.ok());
   (*elector)->Start();
   // The other holder keeps renewing for 3 s: more than one lease duration.
+  // On purpose in real time: the elector waits on the steady clock.
   const auto until = steady_clock::now() + milliseconds(3000);
   while (steady_clock::now() < until) {
     server.WriteHolder("other");
-    std::this_thread::sleep_for(milliseconds(200));
+    std::this_thread::sleep_for(milliseconds(200));  // its renewal period
     EXPECT_FALSE((*elector)->IsLeader());
   }
   const auto quiet = steady_clock::now();
-  ASSERT_TRUE(Eventually([&] { return (*elector)->IsLeader(); }));
+  ASSERT_TRUE(WaitFor([&] { return (*elector)->IsLeader(); }));
   EXPECT_GE(steady_clock::now() - quiet, milliseconds(2000 - 300));
   EXPECT_EQ(server.Spec()["holderIdentity"], "me");
   EXPECT_EQ(server.Spec()["leaseTransitions"], 5);

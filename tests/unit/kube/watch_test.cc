@@ -11,11 +11,13 @@
 #include <vector>
 
 #include "fake_apiserver.h"
+#include "wait_for.h"
 
 namespace ax::kube {
 namespace {
 
 using ::ax::kube::testing::FakeApiServer;
+using ::ax::testing::WaitFor;
 using nlohmann::json;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
@@ -46,7 +48,7 @@ void ServeStream(FakeApiServer& fake, const std::string& body, size_t piece,
             return true;
           }
           const size_t n = std::min(piece, body.size() - offset);
-          std::this_thread::sleep_for(milliseconds(1));
+          std::this_thread::sleep_for(milliseconds(1));  // on purpose: a pause
           return sink.write(body.data() + offset, n);
         });
   });
@@ -189,7 +191,7 @@ TEST(WatchTest, CancelEndsASilentStreamPromptly) {
             const std::string first = Line("ADDED", "a", 2);
             return sink.write(first.data(), first.size());
           }
-          // Then silence, as a watch without events.
+          // Then silence, as a watch without events, until released.
           while (!done) std::this_thread::sleep_for(milliseconds(10));
           return false;
         });
@@ -205,7 +207,8 @@ TEST(WatchTest, CancelEndsASilentStreamPromptly) {
     outcome = RunWatch(*client, ConfigMaps(), request,
                        [&](const WatchEvent&) { ++events; });
   });
-  while (events == 0) std::this_thread::sleep_for(milliseconds(5));
+  // Not ASSERT: the watcher must be canceled and joined either way.
+  EXPECT_TRUE(WaitFor([&] { return events > 0; })) << "no first event";
   const auto start = steady_clock::now();
   cancel.Cancel();
   watcher.join();

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <string>
 
+#include "temp_dir.h"
+
 namespace ax {
 namespace {
 
@@ -19,30 +21,7 @@ namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// A fresh directory under the test temp dir, removed with everything in it
-// afterwards.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = ::testing::TempDir() + "ax_manifest_XXXXXX";
-    EXPECT_NE(mkdtemp(pattern.data()), nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const fs::path& path() const { return path_; }
-  fs::path Write(const std::string& name, const std::string& text) const {
-    fs::path file = path_ / name;
-    fs::create_directories(file.parent_path());
-    std::ofstream(file) << text;
-    return file;
-  }
-
- private:
-  fs::path path_;
-};
+using ax::testing::TempDir;
 
 std::string Dump(const std::vector<ManifestError>& errors) {
   std::string out;

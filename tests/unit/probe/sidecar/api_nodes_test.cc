@@ -17,6 +17,7 @@
 
 #include "../../kube/fake_apiserver.h"
 #include "engine/world_targets.h"
+#include "wait_for.h"
 
 namespace ax::probe {
 namespace {
@@ -117,7 +118,7 @@ class NodesApi {
 // What the sidecar would probe after each hand-over: node -> port.
 class Received {
  public:
-  void Take(const controller::GatheredWorld& gathered) {
+  void Take(const GatheredWorld& gathered) {
     std::map<std::string, int> probed;
     for (const ProbeTarget& t :
          ProbeTargetsForWorld(gathered.world, "").targets) {
@@ -147,12 +148,7 @@ class Received {
 };
 
 bool Eventually(const std::function<bool()>& done) {
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return done();
+  return ::ax::testing::WaitFor(done, 10s);
 }
 
 struct Fixture {
@@ -166,8 +162,7 @@ struct Fixture {
     source = std::make_unique<ApiNodeSource>(
         kube::NewListerWatcher(*client,
                                {"gslb.ax.io", "v1alpha1", "nodes", "ax"}),
-        "ax", 20ms,
-        [this](const controller::GatheredWorld& g) { received.Take(g); },
+        "ax", 20ms, [this](const GatheredWorld& g) { received.Take(g); },
         std::move(reflector));
   }
   ~Fixture() { source->Stop(); }

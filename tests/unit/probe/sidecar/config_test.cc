@@ -31,7 +31,7 @@ TEST(SidecarConfigTest, Defaults) {
   EXPECT_EQ(c.http_listen, "0.0.0.0:8081");
   EXPECT_FALSE(c.probe_insecure);
   EXPECT_EQ(c.reload_debounce, 200ms);
-  EXPECT_EQ(c.log_level, dns::LogLevel::kInfo);
+  EXPECT_EQ(c.log_level, runtime::LogLevel::kInfo);
 }
 
 TEST(SidecarConfigTest, FlagsBeatEnvBeatsFile) {
@@ -58,7 +58,7 @@ TEST(SidecarConfigTest, FlagsBeatEnvBeatsFile) {
   EXPECT_TRUE(r.config.probe_insecure);
   EXPECT_EQ(r.config.report, "/tmp/r.json");
   EXPECT_EQ(r.config.http_listen, "");
-  EXPECT_EQ(r.config.log_level, dns::LogLevel::kDebug);
+  EXPECT_EQ(r.config.log_level, runtime::LogLevel::kDebug);
 }
 
 TEST(SidecarConfigTest, Refusals) {

@@ -1,7 +1,5 @@
-// The sidecar's pure parts: the report from engine states (deleted nodes
-// leave at once, unapplied ones are Unknown), readiness after the first full
-// round, the write schedule (health change at once, else the heartbeat, on an
-// injected clock) and the atomic file output.
+// The sidecar's pure parts: the write schedule (health change at once, else
+// the heartbeat, on an injected clock) and the atomic file output.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -10,82 +8,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "sidecar/report_builder.h"
 #include "sidecar/report_output.h"
 #include "sidecar/report_schedule.h"
+#include "temp_dir.h"
 
 namespace ax::probe {
 namespace {
-
-NodeProbeState Probed(Health health, bool last_ok) {
-  NodeProbeState s;
-  s.status.health = health;
-  s.status.latency_ms = 2.5;
-  s.status.health_changed_at_ms = 1000;
-  ProbeOutcome last;
-  last.phases = {.connect_ms = 0.5, .first_byte_ms = 2, .total_ms = 2.25};
-  if (!last_ok) {
-    last.error = ProbeError::kStatus;
-    last.detail = "unexpected status 500";
-    last.http_status = 500;
-    s.consecutive_failures = 2;
-  } else {
-    s.consecutive_successes = 4;
-  }
-  s.last = last;
-  s.transitions = 1;
-  return s;
-}
-
-TEST(ReportBuilderTest, OneResultPerTargetedNode) {
-  const std::map<std::string, NodeProbeState> states = {
-      {"a", Probed(Health::kUp, true)},
-      {"b", Probed(Health::kUp, false)},
-      {"gone", Probed(Health::kDown, false)},  // deleted, engine not told yet
-  };
-  const ProbeReport r =
-      BuildReport({"a", "b", "new"}, states, "Pod_A", 1'700'000'000'000);
-  EXPECT_EQ(r.name, "pod-a");
-  EXPECT_EQ(r.vantage, "Pod_A");
-  EXPECT_EQ(r.observed_at_ms, 1'700'000'000'000);
-  ASSERT_EQ(r.results.size(), 3u);
-  const ProbeNodeReport& a = r.results[0];
-  EXPECT_EQ(a.node, "a");
-  EXPECT_EQ(a.health, Health::kUp);
-  EXPECT_TRUE(a.up);
-  EXPECT_EQ(a.error, "");
-  EXPECT_EQ(*a.phases.total_ms, 2.25);
-  EXPECT_FALSE(a.phases.tls_ms);
-  EXPECT_EQ(*a.latency_ms, 2.5);
-  EXPECT_EQ(a.consecutive_successes, 4u);
-  EXPECT_EQ(a.health_changed_at_ms, 1000);
-  const ProbeNodeReport& b = r.results[1];
-  EXPECT_EQ(b.health, Health::kUp);  // one failure is not Down yet
-  EXPECT_FALSE(b.up);
-  EXPECT_EQ(b.error, "status");
-  EXPECT_EQ(b.error_detail, "unexpected status 500");
-  EXPECT_EQ(b.consecutive_failures, 2u);
-  const ProbeNodeReport& fresh = r.results[2];
-  EXPECT_EQ(fresh.node, "new");
-  EXPECT_EQ(fresh.health, Health::kUnknown);
-  EXPECT_FALSE(fresh.up);
-  EXPECT_FALSE(fresh.phases.total_ms);
-  // What the sidecar writes parses back under the strict parser.
-  const auto parsed = ParseProbeReportText(SerializeProbeReport(r));
-  EXPECT_TRUE(parsed.errors.empty()) << parsed.errors[0].ToString();
-}
-
-TEST(ReportBuilderTest, FirstRoundNeedsAVerdictForEveryNode) {
-  std::map<std::string, NodeProbeState> states = {
-      {"a", Probed(Health::kUp, true)}};
-  EXPECT_TRUE(FirstRoundDone({}, states));
-  EXPECT_TRUE(FirstRoundDone({"a"}, states));
-  EXPECT_FALSE(FirstRoundDone({"a", "b"}, states));
-  states["b"] = NodeProbeState{};  // applied, not probed yet
-  EXPECT_FALSE(FirstRoundDone({"a", "b"}, states));
-  states["b"] = Probed(Health::kDown, false);
-  EXPECT_TRUE(FirstRoundDone({"a", "b"}, states));
-}
 
 TEST(ReportScheduleTest, HealthChangeAtOnceElseHeartbeat) {
   ReportSchedule s(10'000);
@@ -109,20 +37,7 @@ TEST(ReportScheduleTest, HealthChangeAtOnceElseHeartbeat) {
   EXPECT_TRUE(s.Due({{"a", Health::kDown}, {"b", Health::kUnknown}}, 6'000));
 }
 
-// A fresh directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / "ax-probe-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using ax::testing::TempDir;
 
 std::string ReadAll(const std::filesystem::path& p) {
   std::ifstream in(p);

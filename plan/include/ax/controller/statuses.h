@@ -1,0 +1,63 @@
+// Plan step 5: the status each gslb.ax.io object should have after this plan,
+// and the Events its changes call for. One planner per kind; each emits a
+// StatusUpdate only for objects whose status changes. The inputs are the
+// earlier steps' results; nothing here decides health or what is published.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ax/controller/actions.h"
+#include "ax/controller/canary_progress.h"
+#include "ax/controller/node_health.h"
+#include "ax/controller/observed_state.h"
+#include "ax/controller/route_table_plan.h"
+#include "ax/gather.h"
+#include "ax/snapshot.h"
+
+namespace ax::controller {
+
+struct StatusInputs {
+  const ObservedState& observed;
+  const GatheredWorld& gathered;
+  const NodeHealth& health;
+  // This plan's snapshot: what the operator believes now (node health, load).
+  // Null when building failed.
+  const Snapshot* built;
+  const RouteTableDecision& route_table;  // its in_force: what ax-dns serves
+  const std::map<std::string, CanaryDecision>& canaries;  // by Canary name
+};
+
+struct StatusOutput {
+  std::vector<StatusUpdate> updates;
+  std::vector<Event> events;
+};
+
+// A snapshot's nodes by name.
+using SnapshotNodeIndex =
+    std::unordered_map<std::string_view, const SnapshotNode*>;
+SnapshotNodeIndex IndexNodes(const Snapshot& snapshot);
+// The Region's nodes that are Up and Active (status.healthyNodes, and the
+// ax_operator_region_healthy_nodes metric).
+size_t HealthyNodeCount(const Region& region, const SnapshotNodeIndex& nodes);
+
+// health, healthChangedAt, latencyMs, load, loadPercent, vantages; Ready.
+// Events NodeDown / NodeUp.
+void PlanNodeStatuses(const StatusInputs& in, StatusOutput& out);
+// ready (a healthy candidate somewhere, or a fallback, in the table in
+// force); Ready and Published.
+void PlanDomainStatuses(const StatusInputs& in, StatusOutput& out);
+// ready, healthyNodes; Ready.
+void PlanRegionStatuses(const StatusInputs& in, StatusOutput& out);
+// active, expired; Ready. Event RuleExpired.
+void PlanRuleStatuses(const StatusInputs& in, StatusOutput& out);
+// phase, percent, step, stepStartedAt; Ready. Events on phase changes.
+void PlanCanaryStatuses(const StatusInputs& in, StatusOutput& out);
+// stale; Ready (Counted, Stale, CutOff, Superseded).
+void PlanProbeReportStatuses(const StatusInputs& in, StatusOutput& out);
+
+}  // namespace ax::controller

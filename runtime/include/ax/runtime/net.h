@@ -1,0 +1,76 @@
+// Small socket building blocks shared by the UDP, TCP and HTTP edges: an owning
+// file descriptor, "ADDR:PORT" endpoints, a stop signal (eventfd) and the
+// socket options every listener sets. No protocol logic lives here.
+#pragma once
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "ax/ip.h"
+
+namespace ax::runtime {
+
+// Owns one file descriptor; closes it on destruction.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept;
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { Reset(); }
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  void Reset(int fd = -1);
+
+ private:
+  int fd_ = -1;
+};
+
+// A listen or peer address. `port` 0 in a listen endpoint asks the kernel for
+// a free port; the bound port is read back after bind.
+struct Endpoint {
+  IpAddress ip;
+  uint16_t port = 0;
+
+  std::string ToString() const;  // "127.0.0.1:53", "[::1]:53"
+  sockaddr_storage ToSockaddr(socklen_t* len) const;
+  static Endpoint FromSockaddr(const sockaddr_storage& sa);
+  bool operator==(const Endpoint&) const = default;
+};
+
+// Parses "127.0.0.1:53", "[::1]:53" or "[::]:0". Host names are not resolved:
+// a DNS server must not depend on DNS to start.
+bool ParseEndpoint(std::string_view text, Endpoint* out, std::string* error);
+
+// A level-triggered wake-up for poll/epoll loops: Signal() makes the fd
+// readable for good, so every loop watching it sees the stop.
+class StopSignal {
+ public:
+  StopSignal();
+  int fd() const { return fd_.get(); }
+  void Signal();
+
+ private:
+  Fd fd_;
+};
+
+// A non-blocking, close-on-exec socket of `type` (SOCK_DGRAM/SOCK_STREAM)
+// bound to `at` with SO_REUSEPORT (so every worker can own one), and
+// IPV6_V6ONLY on IPv6 (v4 and v6 listeners are configured separately).
+// Returns an invalid Fd and sets `error` on failure.
+Fd BindSocket(const Endpoint& at, int type, std::string* error);
+
+// The address a socket is actually bound to (the kernel's port for port 0).
+Endpoint LocalEndpoint(int fd);
+
+std::string ErrnoText(int err);
+
+}  // namespace ax::runtime

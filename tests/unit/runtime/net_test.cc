@@ -1,0 +1,46 @@
+// Endpoint parsing and formatting, and port-0 binds reporting the real port.
+#include "ax/runtime/net.h"
+
+#include <gtest/gtest.h>
+
+namespace ax::runtime {
+namespace {
+
+TEST(NetTest, ParsesAndFormatsEndpoints) {
+  for (const char* text : {"127.0.0.1:53", "[::1]:5353", "[::]:0",
+                           "0.0.0.0:65535", "[2001:db8::1]:8080"}) {
+    Endpoint e;
+    std::string error;
+    ASSERT_TRUE(ParseEndpoint(text, &e, &error)) << text << ": " << error;
+    EXPECT_EQ(e.ToString(), text);
+    socklen_t len = 0;
+    EXPECT_EQ(Endpoint::FromSockaddr(e.ToSockaddr(&len)), e);
+  }
+}
+
+TEST(NetTest, RejectsWhatIsNotAnEndpoint) {
+  for (const char* text : {"", "53", "127.0.0.1", "127.0.0.1:", ":53", "::1:53",
+                           "[::1]", "[::1]53", "example.test:53", "1.2.3.4:-1",
+                           "1.2.3.4:65536", "1.2.3.4:5x"}) {
+    Endpoint e;
+    std::string error;
+    EXPECT_FALSE(ParseEndpoint(text, &e, &error)) << text;
+    EXPECT_FALSE(error.empty()) << text;
+  }
+}
+
+TEST(NetTest, PortZeroBindsAFreePortAndSharesIt) {
+  Endpoint at;
+  std::string error;
+  ASSERT_TRUE(ParseEndpoint("127.0.0.1:0", &at, &error));
+  Fd first = BindSocket(at, SOCK_DGRAM, &error);
+  ASSERT_TRUE(first.valid()) << error;
+  const Endpoint bound = LocalEndpoint(first.get());
+  EXPECT_NE(bound.port, 0);
+  // SO_REUSEPORT: a second worker socket joins the same port.
+  Fd second = BindSocket(bound, SOCK_DGRAM, &error);
+  EXPECT_TRUE(second.valid()) << error;
+}
+
+}  // namespace
+}  // namespace ax::runtime
