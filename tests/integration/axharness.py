@@ -31,6 +31,8 @@ import dns.query
 import dns.rcode
 import dns.rdatatype
 
+from waiting import wait_for
+
 REPO = Path(__file__).resolve().parents[2]
 QUICKSTART = REPO / "examples" / "quickstart"
 MANIFESTS = Path(__file__).resolve().parent / "manifests"
@@ -88,7 +90,7 @@ def geo_files() -> dict[str, Path]:
 def require_tool(name: str) -> str:
     path = shutil.which(name) or (shutil.which(name, path="/usr/sbin:/sbin"))
     if not path:
-        raise HarnessError(f"{name} not installed (scripts/setup.sh installs it)")
+        raise HarnessError(f"{name} not installed (scripts/setup-test.sh installs it)")
     return path
 
 
@@ -204,9 +206,9 @@ class AxDns:
             log.close()
         deadline = time.monotonic() + timeout
         try:
-            self._wait_for_ports(deadline)
+            self._wait_for_ports(timeout)
             if ready:
-                self._wait_ready(deadline)
+                self._wait_ready(deadline - time.monotonic())
         except Exception:
             self.stop()
             raise
@@ -224,18 +226,12 @@ class AxDns:
     def wait_for_log(self, msg: str, timeout: float = 10.0) -> dict:
         """The first log line whose msg is `msg`, polled until it is written (listeners
         other than UDP/TCP/HTTP may log after the server is ready)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            line = next((x for x in self.log_lines() if x.get("msg") == msg), None)
-            if line is not None:
-                return line
-            if time.monotonic() > deadline:
-                raise HarnessError(f"no \"{msg}\" log line in {timeout} s:\n"
-                                   f"{self.log_path.read_text()}")
-            time.sleep(0.05)
+        return wait_for(f"a \"{msg}\" log line",
+                        lambda: next((x for x in self.log_lines() if x.get("msg") == msg), None),
+                        timeout, error=HarnessError, context=self.log_path.read_text)
 
-    def _wait_for_ports(self, deadline: float) -> None:
-        while time.monotonic() < deadline:
+    def _wait_for_ports(self, timeout: float) -> None:
+        def listening() -> bool:
             if self.proc.poll() is not None:
                 raise HarnessError(
                     f"ax-dns exited with {self.proc.returncode}:\n{self.log_path.read_text()}")
@@ -247,35 +243,40 @@ class AxDns:
                     tcp = line["addresses"]
                 elif line.get("msg") == "http listening":
                     http = line["address"]
-            if udp and tcp and http:
-                if udp != tcp:
-                    raise HarnessError(f"UDP {udp} and TCP {tcp} ports differ")
-                for addr in udp:
-                    host, _, port = addr.rpartition(":")
-                    if host == "127.0.0.1":
-                        self.port = int(port)
-                    elif host == "[::1]":
-                        self.port6 = int(port)
-                self.http = http
-                return
-            time.sleep(0.05)
-        raise HarnessError(f"ax-dns did not listen in time:\n{self.log_path.read_text()}")
+            if not (udp and tcp and http):
+                return False
+            if udp != tcp:
+                raise HarnessError(f"UDP {udp} and TCP {tcp} ports differ")
+            for addr in udp:
+                host, _, port = addr.rpartition(":")
+                if host == "127.0.0.1":
+                    self.port = int(port)
+                elif host == "[::1]":
+                    self.port6 = int(port)
+            self.http = http
+            return True
 
-    def _wait_ready(self, deadline: float) -> None:
+        wait_for("ax-dns listening", listening, timeout, error=HarnessError,
+                 context=self.log_path.read_text)
+
+    def _wait_ready(self, timeout: float) -> None:
         last = ""
-        while time.monotonic() < deadline:
+
+        def ready() -> bool:
+            nonlocal last
             if self.proc.poll() is not None:
                 raise HarnessError(f"ax-dns exited:\n{self.log_path.read_text()}")
             try:
                 with urllib.request.urlopen(f"http://{self.http}/readyz", timeout=2) as r:
-                    if r.status == 200:
-                        return
+                    return r.status == 200
             except urllib.error.HTTPError as e:
                 last = f"{e.code} {e.read()!r}"
             except OSError as e:
                 last = str(e)
-            time.sleep(0.05)
-        raise HarnessError(f"ax-dns not ready: {last}\n{self.log_path.read_text()}")
+            return False
+
+        wait_for("ax-dns ready", ready, timeout, error=HarnessError,
+                 context=lambda: f"{last}\n{self.log_path.read_text()}")
 
     def metric(self, name: str) -> float | None:
         """The value of one unlabelled series on /metrics (None when absent)."""
@@ -536,23 +537,27 @@ class Unbound:
                     stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
             finally:
                 out.close()
-            if self._wait_serving(time.monotonic() + timeout):
+            if self._wait_serving(timeout):
                 return self
             last = self.logs()
             self.stop()
         raise HarnessError(f"unbound did not start:\n{last}")
 
-    def _wait_serving(self, deadline: float) -> bool:
+    def _wait_serving(self, timeout: float) -> bool:
+        """True once unbound answers; False when it exited or stayed silent."""
         probe = make_query("version.server", "TXT", rdclass="CH", edns=None)
-        while time.monotonic() < deadline:
+
+        def serving() -> bool:
             if self.proc.poll() is not None:
-                return False
-            try:
-                dns.query.udp(probe, "127.0.0.1", port=self.port, timeout=0.3)
-                return True
-            except (dns.exception.Timeout, OSError):
-                time.sleep(0.05)
-        return False
+                raise HarnessError(f"unbound exited with {self.proc.returncode}")
+            dns.query.udp(probe, "127.0.0.1", port=self.port, timeout=0.3)
+            return True
+
+        try:
+            return wait_for("unbound answering", serving, timeout,
+                            retry_on=(dns.exception.Timeout, OSError), error=HarnessError)
+        except HarnessError:
+            return False
 
     def logs(self) -> str:
         text = ""

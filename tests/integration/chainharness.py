@@ -17,8 +17,9 @@ from pathlib import Path
 from axharness import AxDns, addresses, ask, make_query
 from crdschema import CRDS_DIR
 from demobackends import probed_quickstart
-from operatorharness import NS, RBAC_DIR, AxOperator, token_kubeconfig, wait_for
+from operatorharness import NS, RBAC_DIR, AxOperator, token_kubeconfig
 from probeharness import AxProbe
+from waiting import wait_for
 
 # Short lease timings, as in test_operator.py: after the outage the operator leads
 # again within seconds.

@@ -11,13 +11,13 @@ import json
 import re
 import subprocess
 import sys
-import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 from axharness import (QUICKSTART, REPO, HarnessError, copy_manifests, free_port,
                        require_tool, stop_process)
+from waiting import wait_for
 
 WWW = "www.example.test"  # the HTTPS checks' Host, so the certificate's name
 # The health-check defaults of the core (core/include/ax/health.h) when a Node omits them.
@@ -89,19 +89,19 @@ class DemoBackends:
                  "--control", str(self.control_port), "--cert", str(cert), "--key", str(key),
                  *(f"{b.node}={b.proto}:{b.port}" for b in backends)],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
+
+        def all_running() -> bool:
             if self.proc.poll() is not None:  # a port taken meanwhile: the caller retries
                 raise HarnessError(f"demo_backends.py exited:\n{self.log.read_text()}")
-            try:
-                states = control(self.control_port, "/")
-                if all(states.get(b.node) == "running" for b in backends):
-                    return
-            except OSError:
-                pass
-            time.sleep(0.05)
-        self.stop()
-        raise HarnessError(f"demo_backends.py did not come up:\n{self.log.read_text()}")
+            states = control(self.control_port, "/")
+            return all(states.get(b.node) == "running" for b in backends)
+
+        try:
+            wait_for("demo_backends.py running every backend", all_running, 15,
+                     retry_on=(OSError,), error=HarnessError, context=self.log.read_text)
+        except HarnessError:
+            self.stop()
+            raise
 
     def stop_node(self, node: str) -> None:
         assert control(self.control_port, f"/stop/{node}") == {node: "stopped"}

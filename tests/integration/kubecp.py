@@ -1,4 +1,4 @@
-"""A real Kubernetes control plane for tests (DESIGN §6): etcd and kube-apiserver on
+"""A real Kubernetes control plane for tests: etcd and kube-apiserver on
 loopback, started the way controller-runtime's envtest does, and kubectl helpers.
 
 etcd keeps its data in a temporary folder without fsync. kube-apiserver serves TLS
@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from axharness import HarnessError, free_port, stop_process
+from waiting import wait_for
 
 _PR_SET_PDEATHSIG = 1
 
@@ -227,17 +228,16 @@ class KubeControlPlane:
 
     def _wait(self, name: str, proc: subprocess.Popen, log: Path, deadline: float,
               ready: Callable[[], bool]) -> None:
-        while time.monotonic() < deadline:
+        def alive_and_ready() -> bool:
             if proc.poll() is not None:
                 text = log.read_text(errors="replace")
                 if "address already in use" in text:
                     raise _PortTaken()
                 raise HarnessError(f"{name} exited with {proc.returncode}:\n{text[-6000:]}")
-            if ready():
-                return
-            time.sleep(0.1)
-        raise HarnessError(
-            f"{name} not ready in time:\n{log.read_text(errors='replace')[-6000:]}")
+            return ready()
+
+        wait_for(f"{name} ready", alive_and_ready, deadline - time.monotonic(), 0.1,
+                 error=HarnessError, context=lambda: log.read_text(errors="replace")[-6000:])
 
     # --- certificates and kubeconfig ------------------------------------------------
 
@@ -388,11 +388,11 @@ class KubeControlPlane:
             plural = spec["names"]["plural"]
             for version in (v["name"] for v in spec["versions"] if v.get("served")):
                 path = f"/apis/{spec['group']}/{version}"
-                while True:
+
+                def discovered() -> bool:
                     status, body = self.get(path)
-                    if status == 200 and plural in {r["name"] for r in body["resources"]}:
-                        break
-                    if time.monotonic() > deadline:
-                        raise HarnessError(f"{plural} not in discovery at {path}")
-                    time.sleep(0.1)
+                    return status == 200 and plural in {r["name"] for r in body["resources"]}
+
+                wait_for(f"{plural} in discovery at {path}", discovered,
+                         deadline - time.monotonic(), 0.1, error=HarnessError)
         return names

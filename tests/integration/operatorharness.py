@@ -12,15 +12,14 @@ import json
 import os
 import signal
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any, Callable
 
 from prometheus_client.parser import text_string_to_metric_families
 
 from axharness import REPO, HarnessError, built_binary, free_port, stop_process
+from waiting import wait_for
 
 NS = "ax-system"
 RBAC_DIR = REPO / "deploy" / "rbac"
@@ -28,19 +27,6 @@ RBAC_DIR = REPO / "deploy" / "rbac"
 
 def operator_binary() -> Path:
     return built_binary("AX_OPERATOR_BIN", "operator/ax-operator")
-
-
-def wait_for(what: str, check: Callable[[], Any], timeout: float,
-             interval: float = 0.05) -> Any:
-    """check()'s first truthy value, polled until timeout (then HarnessError)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise HarnessError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(interval)
 
 
 def token_kubeconfig(kube, service_account: str, path: Path) -> Path:
@@ -77,7 +63,8 @@ class AxOperator:
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(self.cmd, stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL)
-        wait_for(f"{self.identity} /readyz", lambda: self._ready(), timeout, 0.1)
+        wait_for(f"{self.identity} /readyz", self._ready, timeout, 0.1, error=HarnessError,
+                 context=lambda: self.log_path.read_text()[-4000:])
         return self
 
     def _ready(self) -> bool:

@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from axharness import HarnessError, built_binary, stop_process
+from waiting import wait_for
 
 
 def ax_probe_binary() -> Path:
@@ -129,8 +130,7 @@ class AxProbe:
         return self.log_path.read_text(errors="replace")
 
     def _wait_http(self, timeout: float = 20.0) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def listening() -> str | None:
             if self.proc.poll() is not None:
                 raise HarnessError(f"ax-probe exited with {self.proc.returncode}:\n{self.log()}")
             for raw in self.log().splitlines():
@@ -140,8 +140,10 @@ class AxProbe:
                     continue
                 if line.get("msg") == "http listening":
                     return line["address"]
-            time.sleep(0.05)
-        raise HarnessError(f"ax-probe did not listen in time:\n{self.log()}")
+            return None
+
+        return wait_for("ax-probe listening", listening, timeout, error=HarnessError,
+                        context=self.log)
 
     def wait_report(self, pred, timeout: float = 15.0, after: int = 0) -> tuple[int, dict]:
         """The first report (index >= after) whose results satisfy pred(results by node)."""

@@ -3,10 +3,10 @@ real promtool (`check rules`, and `test rules` on the unit tests in tests/alerts
 what promtool cannot know: every alert has `for`, a severity, a summary, a description
 and a runbook_url whose anchor is a section of docs/runbook.md; every alert is tested
 firing and not firing; every metric name and label an expression uses is one the
-README's metric tables (ax-dns, ax-probe) or the runbook's table of the metrics the
+metric tables of the component READMEs (dns-server/, probe/) or the runbook's table of the metrics the
 operator exports (issue 6) declare, with a listed value where the table lists them;
 the runbook's overview table agrees with the rules. promtool comes from Debian's
-`prometheus` package (scripts/setup.sh); env AX_PROMTOOL overrides the one on PATH."""
+`prometheus` package (scripts/setup-test.sh); env AX_PROMTOOL overrides the one on PATH."""
 
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ RULES = REPO / "helm/ax/files/prometheus-rules.yaml"
 TESTS_DIR = REPO / "tests/alerts"
 RUNBOOK = REPO / "docs/runbook.md"
 README = REPO / "README.md"
+# The components whose READMEs hold the metric tables.
+METRIC_READMES = [REPO / "dns-server/README.md", REPO / "probe/README.md"]
 RUNBOOK_PREFIX = "docs/runbook.md#"
 SEVERITIES = {"critical", "warning", "info"}
 OPERATOR_GROUP = "ax-operator"
@@ -37,7 +39,7 @@ HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
 def promtool() -> str:
     path = os.environ.get("AX_PROMTOOL") or shutil.which("promtool")
     if not path:
-        pytest.fail("promtool not found: scripts/setup.sh installs Debian's prometheus "
+        pytest.fail("promtool not found: scripts/setup-test.sh installs Debian's prometheus "
                     "package, which provides /usr/bin/promtool")
     return path
 
@@ -97,7 +99,8 @@ def section(text: str, heading: str) -> str:
     return text[start:end if end != -1 else len(text)]
 
 
-README_METRICS = metric_tables(README.read_text())
+README_METRICS = {name: spec for readme in METRIC_READMES
+                  for name, spec in metric_tables(readme.read_text()).items()}
 RUNBOOK_TEXT = RUNBOOK.read_text()
 OPERATOR_METRICS = metric_tables(section(RUNBOOK_TEXT, OPERATOR_TABLE_HEADING))
 KNOWN_METRICS = {**README_METRICS, **OPERATOR_METRICS}
@@ -279,14 +282,14 @@ def test_prometheus_server_loads_and_evaluates_the_rules(tmp_path):
     """The README's way without the chart: rule_files in prometheus.yml. Every rule
     evaluates without error; with nothing scraped, the two absent() alerts go pending."""
     import json
-    import time
     import urllib.request
 
     from axharness import HarnessError, free_port, stop_process
+    from waiting import wait_for
 
     server = shutil.which("prometheus")
     if not server:
-        pytest.fail("prometheus not found: scripts/setup.sh installs Debian's prometheus")
+        pytest.fail("prometheus not found: scripts/setup-test.sh installs Debian's prometheus")
     config = tmp_path / "prometheus.yml"
     config.write_text(yaml.safe_dump({"global": {"evaluation_interval": "1s"},
                                       "rule_files": [str(RULES)]}))
@@ -294,6 +297,20 @@ def test_prometheus_server_loads_and_evaluates_the_rules(tmp_path):
     def get(port: int, path: str) -> dict:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
             return json.load(r)
+
+    class Exited(Exception):
+        pass
+
+    def evaluated_groups() -> list | None:
+        """The rule groups once every rule was evaluated (refused while starting)."""
+        if proc.poll() is not None:
+            raise Exited()
+        groups = get(port, "/api/v1/rules")["data"]["groups"]
+        rules = [r for g in groups for r in g["rules"]]
+        if rules and all(not r.get("lastEvaluation", "0001").startswith("0001")
+                         for r in rules):  # 0001-01-01: not evaluated yet
+            return groups
+        return None
 
     for _ in range(3):  # a port found free may be taken before Prometheus binds it
         port = free_port()
@@ -303,21 +320,14 @@ def test_prometheus_server_loads_and_evaluates_the_rules(tmp_path):
              f"--web.listen-address=127.0.0.1:{port}"],
             stdout=log, stderr=subprocess.STDOUT)
         try:
-            deadline = time.monotonic() + 60
-            rules = None
-            while time.monotonic() < deadline and proc.poll() is None:
-                try:
-                    groups = get(port, "/api/v1/rules")["data"]["groups"]
-                    rules = [r for g in groups for r in g["rules"]]
-                    if rules and all(not r.get("lastEvaluation", "0001").startswith("0001")
-                                     for r in rules):  # 0001-01-01: not evaluated yet
-                        break
-                except OSError:
-                    pass
-                time.sleep(0.5)
-            if proc.poll() is not None:
+            try:
+                groups = wait_for(
+                    "Prometheus evaluating every rule", evaluated_groups, 60, 0.5,
+                    retry_on=(OSError,),
+                    context=lambda: (tmp_path / "prometheus.log").read_text()[-3000:])
+            except Exited:
                 continue  # e.g. the port was taken: try another
-            assert rules, (tmp_path / "prometheus.log").read_text()[-3000:]
+            rules = [r for g in groups for r in g["rules"]]
             assert sorted(g["name"] for g in groups) == sorted(g["name"] for g in GROUPS)
             assert sorted(r["name"] for r in rules) == sorted(ALERT_NAMES)
             bad = {r["name"]: r.get("lastError") for r in rules if r["health"] != "ok"}

@@ -19,6 +19,7 @@ from prometheus_client.openmetrics.parser import (
 from prometheus_client.parser import text_string_to_metric_families as parse_prometheus
 
 from probeharness import AxProbe, Backend, node_manifest, rfc3339_seconds
+from waiting import wait_for
 
 FAILURE_THRESHOLD = 3
 SUCCESS_THRESHOLD = 4
@@ -126,8 +127,11 @@ def test_down_after_exactly_failure_threshold_and_back_after_success_threshold(
 
 def test_metrics_parse_as_openmetrics_with_labels(probe, backends):
     probe.wait_report(all_up)
-    # Two rounds at least, so every node has phase samples.
-    time.sleep(0.5)
+    # Two rounds at least, so every node has phase samples: a backend's second hit
+    # from now comes after its first probe from now has ended.
+    now = time.time()
+    wait_for("two more probes of every node",
+             lambda: all(len(b.hits_since(now)) >= 2 for b in backends.values()), 5)
     status, ctype, text = probe.get("/metrics", "application/openmetrics-text; version=1.0.0")
     assert status == 200
     assert ctype.startswith("application/openmetrics-text")
@@ -184,7 +188,8 @@ def test_deleted_node_disappears(probe, manifests, backends):
     gone_at = time.time()
     _, _, text = probe.get("/metrics")
     assert 'node="n3"' not in text
-    # Probing of n3 stops: at most one probe already under way when it went.
+    # Probing of n3 stops: at most one probe already under way when it went. On
+    # purpose: a second (five intervals) in which n3 must see no more probes.
     time.sleep(1.0)
     assert len(backends["n3"].hits_since(gone_at)) <= 1
     assert len(backends["n1"].hits_since(gone_at)) >= 3
@@ -195,15 +200,17 @@ def test_report_file_is_replaced_and_heartbeat_rewrites_it(tmp_path, manifests):
     p = AxProbe(manifests, tmp_path, ["--report", str(report), "--heartbeat", "300ms"],
                 vantage=VANTAGE)
     try:
-        deadline = time.monotonic() + 15
-        seen = []
-        while time.monotonic() < deadline and len(set(seen)) < 4:
+        seen = set()
+
+        def four_rewrites() -> bool:
             if report.exists():
                 doc = json.loads(report.read_text())  # never half a document
-                seen.append(doc["spec"]["observedAt"])
-            time.sleep(0.05)
+                seen.add(doc["spec"]["observedAt"])
+            return len(seen) >= 4
+
         # Health settles at once; the later rewrites are heartbeats.
-        assert len(set(seen)) >= 4, seen
+        wait_for("four distinct report files", four_rewrites, 15,
+                 context=lambda: f"observedAt seen: {sorted(seen)}")
         results = {r["node"]: r for r in json.loads(report.read_text())["spec"]["results"]}
         assert all(r["health"] == "Up" for r in results.values())
         assert [f.name for f in tmp_path.iterdir() if ".tmp." in f.name] == []

@@ -24,22 +24,13 @@ import pytest
 from axharness import (
     QUICKSTART, REPO, AxDns, addresses, ask, built_binary, copy_manifests, make_query,
     running)
+from waiting import wait_for
 
 NS = "ax-system"
 NAME = "ax-route-table"
 CM_PATH = f"/api/v1/namespaces/{NS}/configmaps/{NAME}"
 RBAC = REPO / "deploy" / "rbac" / "ax-dns.yaml"
 ECS = "113.108.1.0/24"
-
-
-def wait_for(predicate, timeout: float, what: str, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 class RouteTable:
@@ -156,8 +147,8 @@ def test_update_to_answer_latency(ax, table):
         octet = 100 + i
         start = time.monotonic()
         table.publish(octet)
-        wait_for(lambda: answer(ax) == {f"192.0.2.{octet}"}, 10,
-                 f"192.0.2.{octet}", interval=0.002)
+        wait_for(f"192.0.2.{octet}", lambda: answer(ax) == {f"192.0.2.{octet}"}, 10,
+                 interval=0.002)
         latencies.append(time.monotonic() - start)
     ms = sorted(round(x * 1000, 1) for x in latencies)
     print(f"\nConfigMap apply -> new answer over {len(ms)} updates: min {ms[0]} ms, "
@@ -173,11 +164,11 @@ def test_corrupt_configmap_keeps_the_last_good_snapshot(ax, table):
 
     table.publish_broken(binary_data={
         "snapshot.json.gz": base64.b64encode(b"not gzip at all").decode()})
-    wait_for(lambda: ax.metric("ax_dns_snapshot_load_errors_total") == errors + 1, 10,
-             "the bad gzip to be refused")
+    wait_for("the bad gzip to be refused",
+             lambda: ax.metric("ax_dns_snapshot_load_errors_total") == errors + 1, 10)
     table.publish_broken(data={"snapshot.json": '{"formatVersion":1, garbage'})
-    wait_for(lambda: ax.metric("ax_dns_snapshot_load_errors_total") == errors + 2, 10,
-             "the garbage to be refused")
+    wait_for("the garbage to be refused",
+             lambda: ax.metric("ax_dns_snapshot_load_errors_total") == errors + 2, 10)
 
     assert answer(ax) == before
     assert ax.metric("ax_dns_snapshot_version") == served
@@ -189,7 +180,7 @@ def test_corrupt_configmap_keeps_the_last_good_snapshot(ax, table):
     assert any("BadSnapshot" in e and "malformed JSON" in e for e in refused), refused
 
     table.publish(42)  # a good one after the bad ones is taken
-    wait_for(lambda: answer(ax) == {"192.0.2.42"}, 10, "the repaired ConfigMap")
+    wait_for("the repaired ConfigMap", lambda: answer(ax) == {"192.0.2.42"}, 10)
 
 
 @pytest.mark.timeout(360)  # two apiserver start-ups on a busy machine
@@ -207,11 +198,11 @@ def test_apiserver_outage_then_a_too_old_watch(cluster, ax, table):
 
     cluster.stop_apiserver()
     down_at = time.monotonic()
-    wait_for(lambda: ax.metric("ax_dns_snapshot_source_connected") == 0, 30,
-             "ax-dns to notice the outage")
+    wait_for("ax-dns to notice the outage",
+             lambda: ax.metric("ax_dns_snapshot_source_connected") == 0, 30)
     for _ in range(20):  # still answering, still ready
         assert answer(ax) == before
-        time.sleep(0.1)
+        time.sleep(0.1)  # on purpose: 2 s of the outage, answered throughout
     assert ax.http_get("/readyz")[0] == 200
     failures = ax.metric("ax_dns_snapshot_source_errors_total")
     assert failures >= 1
@@ -219,10 +210,10 @@ def test_apiserver_outage_then_a_too_old_watch(cluster, ax, table):
     cluster.start_apiserver()
     up_at = time.monotonic()
     table.publish(77)
-    wait_for(lambda: answer(ax) == {"192.0.2.77"}, 90, "the update after the outage")
+    wait_for("the update after the outage", lambda: answer(ax) == {"192.0.2.77"}, 90)
     caught_up = time.monotonic()
-    wait_for(lambda: ax.metric("ax_dns_snapshot_source_connected") == 1, 10,
-             "the connected gauge")
+    wait_for("the connected gauge",
+             lambda: ax.metric("ax_dns_snapshot_source_connected") == 1, 10)
     print(f"\noutage {up_at - down_at:.1f} s (apiserver restart included); update "
           f"served {caught_up - up_at:.1f} s after the apiserver was back; "
           f"{ax.metric('ax_dns_snapshot_source_errors_total'):.0f} failed "

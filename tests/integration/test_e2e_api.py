@@ -29,7 +29,8 @@ import pytest
 from axharness import HarnessError
 from chainharness import (BJ, BJ_01, GZ, GZ_01, GZ_02, POD, QUICKSTART_WWW, SJ_02, US,
                           US_SUBNETS, Chain)
-from operatorharness import NS, route_table, wait_for
+from operatorharness import NS, route_table
+from waiting import wait_for
 
 OUTAGE_S = 30.0
 CHANGE_S = 10.0  # a kubectl edit -> the answers (typically well under 1 s)
@@ -155,7 +156,7 @@ def test_apiserver_outage(chain):
         if not restarted and time.monotonic() - down_at > 5:
             chain.quickstart.demo.start_node("gz-01")  # Up while nobody can say so
             restarted = True
-        time.sleep(0.2)
+        time.sleep(0.2)  # on purpose: query rounds spread over the whole outage
     assert chain.dns.metric("ax_dns_snapshot_source_connected") == 0
     assert chain.dns.http_get("/readyz")[0] == 200
     assert probe_api_errors(chain) > errors, "the sidecar's writes failed meanwhile"

@@ -33,6 +33,7 @@ import pytest  # noqa: E402
 from axharness import (  # noqa: E402
     MANIFESTS, AxDns, CountingRelay, HarnessError, addresses, ask, copy_manifests,
     make_query)
+from waiting import wait_for  # noqa: E402
 
 BACKENDS = {"127.0.0.2": "be-1", "127.0.0.3": "be-2", "127.0.0.4": "be-3"}
 SERVICE = "ax.test.Echo"
@@ -55,7 +56,7 @@ class Backends:
             return name.encode()
 
         def slow(request: bytes, context) -> bytes:
-            time.sleep(1.0)
+            time.sleep(1.0)  # on purpose: the slow backend the 300 ms deadline cuts off
             return b"late"
 
         return grpc.method_handlers_generic_handler(SERVICE, {
@@ -149,9 +150,12 @@ def test_service_config_from_txt_round_robin(world):
         grpc.channel_ready_future(channel).result(timeout=15)
         # round_robin starts with the subchannels ready first; wait (bounded) until
         # every backend has answered once before counting.
-        deadline = time.monotonic() + 10
-        while len(backends.counts) < 3 and time.monotonic() < deadline:
+        def every_backend_answered() -> bool:
             call_many(channel, 3)
+            return len(backends.counts) == 3
+
+        wait_for("every backend answering once", every_backend_answered, 10, 0,
+                 context=lambda: f"answered: {dict(backends.counts)}")
         backends.reset()
         got = collections.Counter(call_many(channel, CALLS))
         print(f"round_robin (config from TXT): {dict(got)}")

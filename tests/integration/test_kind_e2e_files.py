@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from axharness import REPO
+from waiting import wait_for
 
 KIND = REPO / "tests" / "e2e" / "kind"
 SCRIPTS = sorted(KIND.glob("*.sh"))
@@ -113,7 +114,6 @@ def test_demo_backends_cover_every_quickstart_health_check():
 def test_demo_backends_bind_where_asked(tmp_path):
     """--bind (the pod's 0.0.0.0): the backends and the control port listen there."""
     import socket
-    import time
     import urllib.request
     ports = []
     for _ in range(3):
@@ -127,15 +127,9 @@ def test_demo_backends_bind_where_asked(tmp_path):
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert "demo backends on 127.0.0.2" in proc.stdout.readline()
-        deadline = time.monotonic() + 5
-        while True:
-            try:
-                body = urllib.request.urlopen(f"http://127.0.0.2:{ports[1]}/healthz",
-                                              timeout=1).read()
-                break
-            except OSError:
-                assert time.monotonic() < deadline
-                time.sleep(0.1)
+        body = wait_for("backend a on 127.0.0.2", lambda: urllib.request.urlopen(
+            f"http://127.0.0.2:{ports[1]}/healthz", timeout=1).read(), 5, 0.1,
+            retry_on=(OSError,))
         assert b'"node": "a"' in body
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", ports[1]), timeout=1)

@@ -7,25 +7,15 @@ from __future__ import annotations
 import json
 import os
 import socket
-import time
 from pathlib import Path
 
 import pytest
 
 from axharness import MANIFESTS, HarnessError
 from kubecp import KubeControlPlane
+from waiting import wait_for
 
 NAMESPACE = "ax-it"
-
-
-def wait_until(check, timeout: float = 10.0):
-    """Polls check() until it returns a true value; returns that value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(0.2)
 
 
 @pytest.fixture(scope="module")
@@ -86,9 +76,12 @@ def test_rbac_judges_service_account_tokens(kube: KubeControlPlane, namespace: s
     kube.kubectl("create", "rolebinding", "writer-secrets", "-n", namespace,
                  "--role=secret-writer", f"--serviceaccount={namespace}:writer")
     # RBAC's cache follows the new objects within moments.
-    granted = wait_until(
-        lambda: kube.kubectl(*create, token=token, check=False).returncode == 0)
-    assert granted, kube.kubectl(*create, token=token, check=False).stderr
+    def create_as_writer():
+        return kube.kubectl(*create, token=token, check=False)
+
+    wait_for("RBAC to let the writer create secrets",
+             lambda: create_as_writer().returncode == 0, 10, 0.2,
+             context=lambda: create_as_writer().stderr)
     kube.kubectl("get", "secret", "s1", "-n", namespace)
     # The Role gives create only.
     listing = kube.kubectl("get", "secrets", "-n", namespace, token=token, check=False)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import time
 import urllib.error
 import urllib.request
 
@@ -25,6 +24,7 @@ from prometheus_client.parser import text_string_to_metric_families as parse_tex
 
 from axharness import (
     QUICKSTART, AxDns, HarnessError, addresses, ask, copy_manifests, make_query)
+from waiting import wait_for
 
 OPENMETRICS = "application/openmetrics-text; version=1.0.0; charset=utf-8"
 SOUTH, US = "113.108.1.0/24", "8.8.8.0/24"
@@ -204,15 +204,13 @@ def test_redirector_behind_a_trusted_proxy(ax):
 
 def test_decision_log_lines(ax):
     ask(make_query("www.example.test", ecs=SOUTH), ax.port)
-    deadline = time.monotonic() + 5
-    lines = []
-    while time.monotonic() < deadline:
+
+    def south_decision() -> dict | None:
         text = ax.decisions.read_text() if ax.decisions.exists() else ""
         lines = [json.loads(line) for line in text.splitlines()]
-        if any(line.get("ecs") == SOUTH for line in lines):
-            break
-        time.sleep(0.1)
-    line = next(line for line in lines if line.get("ecs") == SOUTH)
+        return next((line for line in lines if line.get("ecs") == SOUTH), None)
+
+    line = wait_for(f"a decision line for {SOUTH}", south_decision, 5, 0.1)
     assert line["msg"] == "decision"
     assert line["client"] == "127.0.0.1"
     assert line["qname"] == "www.example.test"

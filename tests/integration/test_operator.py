@@ -24,7 +24,8 @@ from axharness import QUICKSTART, REPO, stop_process
 from crdschema import CRDS_DIR
 from operatorharness import (
     NS, RBAC_DIR, AxOperator, gslb_path, merge_patch, route_table, route_table_version,
-    token_kubeconfig, wait_for)
+    token_kubeconfig)
+from waiting import wait_for
 
 # Short lease timings keep the failover test quick; the defaults (15 s / 10 s / 2 s)
 # scale the same way.
@@ -211,7 +212,7 @@ def test_change_to_configmap_latency(cluster, leader):
         wait_for(f"a new version after {what}",
                  lambda: route_table_version(cluster) > before, 5, 0.01)
         latencies.append(time.monotonic() - t0)
-        time.sleep(0.3)
+        time.sleep(0.3)  # on purpose: edits apart, so each latency is one edit's own
     ms = sorted(round(x * 1000) for x in latencies)
     print(f"\nCR change -> ConfigMap over {len(ms)} edits: min {ms[0]} ms, "
           f"median {statistics.median(ms):.0f} ms, max {ms[-1]} ms ({ms})")
@@ -228,11 +229,13 @@ def test_no_version_per_heartbeat(cluster, leader):
         cluster.kubectl("apply", "-f", "-", input=json.dumps(report))
 
     heartbeat(10.0)  # fresh again after the edits above
+    # On purpose: time for the version this report may or may not publish (nothing
+    # to wait on when it publishes none), so `before` comes after it.
     time.sleep(1.0)
     before = route_table_version(cluster)
     for latency in (10.3, 9.8, 10.6, 10.1):
         heartbeat(latency)
-        time.sleep(0.5)
+        time.sleep(0.5)  # on purpose: heartbeats apart, each given time to publish
     assert route_table_version(cluster) == before
     heartbeat(25.0)  # 2.5x slower: a material change
     wait_for("a version for a material latency change",
@@ -243,6 +246,7 @@ def test_two_replicas_failover(cluster, kubeconfig, leader, tmp_path_factory):
     follower = AxOperator(kubeconfig, tmp_path_factory.mktemp("op-b"), "op-b",
                           *LEASE).start()
     try:
+        # On purpose: two retry periods in which the follower must not take the lease.
         time.sleep(2 * RETRY_S)
         assert leader.is_leader() and not follower.is_leader()
         assert follower.metric("ax_operator_leader", pod="op-b") == 0
@@ -279,7 +283,7 @@ def test_apiserver_restart(cluster, kubeconfig, tmp_path_factory):
         wait_for("op-c leading", op.is_leader, LEASE_S + 3 * RETRY_S + 2, 0.1)
         args = cluster.apiserver.args
         stop_process(cluster.apiserver, timeout=30)
-        time.sleep(3)
+        time.sleep(3)  # on purpose: the outage's length
         cluster.apiserver = cluster._spawn(args, cluster.workdir / "kube-apiserver-2.log")
         # Back when it serves the custom resources again (they come after core).
         wait_for("the apiserver back",

@@ -22,6 +22,7 @@ import pytest
 
 from axharness import REPO
 from probeharness import AxProbe, Backend, node_manifest, write_node_manifests
+from waiting import wait_for
 
 NS = "ax-system"
 RBAC = REPO / "deploy" / "rbac" / "ax-dns.yaml"
@@ -68,14 +69,14 @@ def api_report(cluster, name: str) -> dict | None:
 
 
 def wait_api_report(cluster, name: str, pred, timeout: float = 20.0) -> dict:
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = api_report(cluster, name)
-        if last and pred({r["node"]: r for r in last["spec"]["results"]}):
-            return last
-        time.sleep(0.2)
-    raise AssertionError(f"no matching ProbeReport {name}; last: {last}")
+    def matching() -> dict | None:
+        report = api_report(cluster, name)
+        if report and pred({r["node"]: r for r in report["spec"]["results"]}):
+            return report
+        return None
+
+    return wait_for(f"a matching ProbeReport {name}", matching, timeout, 0.2,
+                    context=lambda: f"last: {api_report(cluster, name)}")
 
 
 def metric_value(probe: AxProbe, name: str, labels: str) -> float:
@@ -114,11 +115,12 @@ def test_report_through_the_api_follows_health_and_is_owned_by_the_pod(
         print(f"\nn2 Down in the API {time.time() - changed_at:.2f} s after its "
               "backend turned 500 (failureThreshold 2 x 200 ms, then one apply)")
         observed = down["spec"]["observedAt"]
-        # Heartbeats (1 s) keep the object fresh without a change.
-        time.sleep(2.5)
-        assert api_report(cluster, "pod-a")["spec"]["observedAt"] != observed
-        assert metric_value(probe, "ax_probe_report_writes_total",
-                            'destination="api",result="ok"') >= 3
+        # Heartbeats (1 s) keep the object fresh without a change: rewritten, and
+        # the write counted, within 2.5 s.
+        wait_for("a heartbeat rewriting pod-a", lambda: (
+            api_report(cluster, "pod-a")["spec"]["observedAt"] != observed
+            and metric_value(probe, "ax_probe_report_writes_total",
+                             'destination="api",result="ok"') >= 3), 2.5, 0.1)
         assert metric_value(probe, "ax_probe_report_writes_total",
                             'destination="api",result="error"') == 0
     finally:
@@ -206,18 +208,22 @@ def test_nodes_from_the_api_follow_kubectl(cluster, tmp_path):
         # Valid for the CRD (its expectStatus schema does not reach into a list), not
         # for Ax: left out by name, the others still probed.
         apply_node(cluster, "api-bad", 3, backends["a3"], check_extra="expectStatus: [999]")
-        deadline = time.monotonic() + 10
-        while gauge(probe, "ax_probe_nodes_source_rejected") != 1:
-            assert time.monotonic() < deadline, probe.log()[-3000:]
-            time.sleep(0.1)
+        wait_for("api-bad rejected", lambda: gauge(probe, "ax_probe_nodes_source_rejected") == 1,
+                 10, 0.1, context=lambda: probe.log()[-3000:])
         rejected = [json.loads(line) for line in probe.log().splitlines()
                     if "Node rejected" in line]
         assert rejected[0]["object"] == "Node/api-bad", rejected
         assert rejected[0]["field"].startswith("spec.healthCheck.expectStatus"), rejected
         assert "999" in rejected[0]["error"], rejected
-        time.sleep(1.5)  # a heartbeat later
-        assert set(r["node"] for r in api_report(cluster, "pod-api")["spec"]["results"]) \
-            == {"api-n1", "api-n3"}
+        # The next write after the rejection (a heartbeat) still leaves api-bad out.
+        observed = api_report(cluster, "pod-api")["spec"]["observedAt"]
+
+        def rewritten() -> dict | None:
+            report = api_report(cluster, "pod-api")
+            return report if report["spec"]["observedAt"] != observed else None
+
+        later = wait_for("a heartbeat after the rejection", rewritten, 10, 0.1)
+        assert {r["node"] for r in later["spec"]["results"]} == {"api-n1", "api-n3"}, later
     finally:
         rc = probe.stop() if probe else 0
         cluster.kubectl("delete", "axnode", "--all", "-n", NS, check=False)
@@ -229,11 +235,9 @@ def test_nodes_from_the_api_follow_kubectl(cluster, tmp_path):
 def test_nodes_api_without_read_rights_says_so(cluster, tmp_path):
     probe = start_api_probe(cluster, tmp_path, "ax-nobody", "pod-c")
     try:
-        deadline = time.monotonic() + 10
-        while not any("node source cannot reach the Kubernetes API" in line
-                      for line in probe.log().splitlines()):
-            assert time.monotonic() < deadline, probe.log()[-3000:]
-            time.sleep(0.1)
+        wait_for("the node source's log line", lambda: any(
+            "node source cannot reach the Kubernetes API" in line
+            for line in probe.log().splitlines()), 10, 0.1, context=lambda: probe.log()[-3000:])
         assert "403" in probe.log()
         assert gauge(probe, "ax_probe_nodes_source_connected") == 0
         assert gauge(probe, "ax_probe_nodes_source_errors_total") >= 1

@@ -1,4 +1,4 @@
-"""ax-probe under real network faults: toxiproxy (built by scripts/setup.sh) sits between
+"""ax-probe under real network faults: toxiproxy (built by scripts/setup-test.sh) sits between
 the prober and each Python health backend, and its toxics inject added latency, a
 hung connection, a reset peer, a partition and random failures.
 
@@ -152,7 +152,7 @@ def test_random_failures_do_not_flap_with_damping(make_rig):
     start_errors = rig.metric("ax_probe_errors_total")
     for proxy in rig.proxies.values():
         proxy.reset_peer(0, toxicity=0.3)
-    time.sleep(20)
+    time.sleep(20)  # on purpose: the window of random resets the counts below cover
 
     changes = rig.metric("ax_probe_state_changes_total")  # the first verdict included
     suppressed = rig.metric("ax_probe_flap_suppressed")

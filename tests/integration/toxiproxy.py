@@ -7,7 +7,7 @@ idles), so start() checks that the listening socket belongs to its own PID and
 retries on another port otherwise. Proxies listen on 127.0.0.1:0 and the API
 reports the port the kernel picked. The server is stopped by its PID.
 
-Binary: env AX_TOXIPROXY, else $AX_CACHE/bin/toxiproxy-server (scripts/setup.sh
+Binary: env AX_TOXIPROXY, else $AX_CACHE/bin/toxiproxy-server (scripts/setup-test.sh
 builds it with scripts/setup-toxiproxy.sh).
 """
 
@@ -16,13 +16,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 from axharness import HarnessError, free_port, stop_process
+from waiting import wait_for
 
 
 def toxiproxy_binary() -> Path:
@@ -34,7 +34,7 @@ def toxiproxy_binary() -> Path:
         path = cache / "bin" / "toxiproxy-server"
     if not path.is_file() or not os.access(path, os.X_OK):
         raise HarnessError(
-            f"toxiproxy-server not found at {path}: run scripts/setup.sh or set AX_TOXIPROXY")
+            f"toxiproxy-server not found at {path}: run scripts/setup-test.sh or set AX_TOXIPROXY")
     return path
 
 
@@ -190,26 +190,30 @@ class Toxiproxy:
                     stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
             finally:
                 log.close()
-            if self._wait_ready(time.monotonic() + timeout):
+            if self._wait_ready(timeout):
                 return self
             self.stop()
         raise HarnessError(f"toxiproxy-server did not start:\n{self.logs()}")
 
-    def _wait_ready(self, deadline: float) -> bool:
-        """True once our process owns the API port and answers on it."""
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
+    def _wait_ready(self, timeout: float) -> bool:
+        """True once our process owns the API port and answers on it; False when it
+        exited, lost the port or did not answer in time."""
+        class Lost(Exception):
+            pass
+
+        def ready() -> bool:
+            if self.proc.poll() is not None or "address already in use" in self.logs():
+                raise Lost()
+            if not _pid_listens_on(self.proc.pid, self.port):
                 return False
-            if "address already in use" in self.logs():
-                return False
-            if _pid_listens_on(self.proc.pid, self.port):
-                try:
-                    self.api("GET", "/version")
-                    return True
-                except (HarnessError, OSError):
-                    pass
-            time.sleep(0.02)
-        return False
+            self.api("GET", "/version")
+            return True
+
+        try:
+            return wait_for("toxiproxy-server's API", ready, timeout, 0.02,
+                            retry_on=(HarnessError, OSError))
+        except (Lost, AssertionError):
+            return False
 
     def logs(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

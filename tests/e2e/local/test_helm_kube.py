@@ -27,8 +27,9 @@ import pytest
 
 from axharness import QUICKSTART, REPO, AxDns, running
 from chart import CHART, GOLDEN, HERE, NAMESPACE, RELEASE, helm, values_sets
-from operatorharness import AxOperator, route_table, token_kubeconfig, wait_for
+from operatorharness import AxOperator, route_table, token_kubeconfig
 from probeharness import AxProbe, Backend
+from waiting import wait_for
 
 QUICKSTART_NODES = ["gz-01", "gz-02", "bj-01", "bj-02", "sj-01", "sj-02"]
 # ECS subnet -> the quickstart's answer for www.example.test with every node Up (as in
