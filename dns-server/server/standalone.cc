@@ -10,6 +10,7 @@
 #include "ax/gather.h"
 #include "ax/runtime/clock.h"
 #include "ax/runtime/log.h"
+#include "engine/health_change_log.h"
 #include "engine/world_targets.h"
 #include "server/standalone_log.h"
 #include "server/standalone_report.h"
@@ -31,15 +32,7 @@ bool StandaloneSource::Start(std::string* error) {
     prober_ = std::make_unique<probe::ProbeEngine>(
         options_.probe_engine, [this](const probe::ProbeEvent& event) {
           probe_metrics_->Observe(event);
-          if (!event.transition.changed) return;
-          // Rare (thresholds damp flapping) and what an operator asks first
-          // when answers change: which node, which way, and why.
-          runtime::Log(runtime::LogLevel::kInfo, "node health changed",
-                       {{"node", event.node},
-                        {"from", HealthName(event.transition.from)},
-                        {"to", HealthName(event.transition.to)},
-                        {"error", event.result.error}});
-          Poke();
+          if (probe::LogHealthChange(event)) Poke();
         });
     probe_metrics_->SetEngine(prober_.get());
   }

@@ -15,6 +15,7 @@
 #include "ax/manifest_loader.h"
 #include "ax/runtime/clock.h"
 #include "ax/runtime/log.h"
+#include "engine/health_change_log.h"
 #include "engine/world_targets.h"
 #include "report/report_builder.h"
 #include "sidecar/report_schedule.h"
@@ -156,14 +157,7 @@ void ProbeSidecar::Probe(const World& world, const std::string& source) {
 
 void ProbeSidecar::OnProbe(const ProbeEvent& e) {
   metrics_.Observe(e);
-  if (e.transition.changed) {
-    runtime::Log(runtime::LogLevel::kInfo, "node health changed",
-                 {{"node", e.node},
-                  {"from", HealthName(e.transition.from)},
-                  {"to", HealthName(e.transition.to)},
-                  {"error", e.result.error}});
-    Poke();
-  }
+  if (LogHealthChange(e)) Poke();
 }
 
 void ProbeSidecar::Poke() {
