@@ -20,7 +20,10 @@ const char* KindOf(const Node&) { return "Node"; }
 const char* KindOf(const Rule&) { return "Rule"; }
 const char* KindOf(const Canary&) { return "Canary"; }
 
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
+// A name quoted whole (names are bounded by the manifest checks).
+std::string QuoteName(std::string_view s) {
+  return "\"" + std::string(s) + "\"";
+}
 // 12.5 rather than std::to_string's 12.500000.
 std::string Num(double v) {
   char buf[32];
@@ -34,7 +37,7 @@ std::string Indexed(std::string_view path, size_t i) {
 // Name -> object for one kind; the first definition wins, later ones are
 // reported.
 template <typename T>
-using NameIndex = std::unordered_map<std::string_view, const T*>;
+using NameIndexOf = std::unordered_map<std::string_view, const T*>;
 
 class Checker {
  public:
@@ -65,8 +68,8 @@ class Checker {
   }
 
   template <typename T>
-  NameIndex<T> Index(const std::vector<T>& objects) {
-    NameIndex<T> index;
+  NameIndexOf<T> Index(const std::vector<T>& objects) {
+    NameIndexOf<T> index;
     for (const T& obj : objects) {
       auto [it, inserted] = index.emplace(obj.meta.name, &obj);
       if (!inserted) {
@@ -81,16 +84,16 @@ class Checker {
   // Reports `name` at `field` of `obj` unless `index` defines it.
   template <typename T, typename U>
   void CheckRef(const T& obj, const std::string& field, const std::string& name,
-                const NameIndex<U>& index, const char* kind) {
+                const NameIndexOf<U>& index, const char* kind) {
     if (!index.contains(name))
       Error(obj, field,
-            std::string(kind) + " " + Quote(name) + " is not defined");
+            std::string(kind) + " " + QuoteName(name) + " is not defined");
   }
 
   void CheckDomain(const Domain& d) {
     if (d.fqdn != d.zone && !d.fqdn.ends_with("." + d.zone)) {
       Error(d, "spec.fqdn",
-            Quote(d.fqdn) + " is not inside zone " + Quote(d.zone));
+            QuoteName(d.fqdn) + " is not inside zone " + QuoteName(d.zone));
     }
     if (d.max_answers == 0 || d.max_answers > kMaxAnswersLimit) {
       Error(d, "spec.maxAnswers",
@@ -135,7 +138,7 @@ class Checker {
       auto [it, inserted] = by_fqdn.emplace(d.fqdn, &d);
       if (!inserted && it->second->meta.name != d.meta.name) {
         Error(d, "spec.fqdn",
-              Quote(d.fqdn) + " is also served by Domain/" +
+              QuoteName(d.fqdn) + " is also served by Domain/" +
                   it->second->meta.name);
       }
     }
@@ -147,7 +150,7 @@ class Checker {
       CheckRef(r, Indexed("spec.nodes", i), r.nodes[i], nodes_, "Node");
       if (!seen.emplace(r.nodes[i], i).second) {
         Error(r, Indexed("spec.nodes", i),
-              "Node " + Quote(r.nodes[i]) + " is listed twice");
+              "Node " + QuoteName(r.nodes[i]) + " is listed twice");
       }
     }
     for (size_t i = 0; i < r.fallback_regions.size(); ++i) {
@@ -267,9 +270,9 @@ class Checker {
   }
 
   const World& world_;
-  NameIndex<Domain> domains_;
-  NameIndex<Region> regions_;
-  NameIndex<Node> nodes_;
+  NameIndexOf<Domain> domains_;
+  NameIndexOf<Region> regions_;
+  NameIndexOf<Node> nodes_;
   std::vector<ManifestError> errors_;
 };
 
