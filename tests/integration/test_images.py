@@ -34,7 +34,7 @@ BINARY_ENV = {"ax-operator": "AX_OPERATOR_BIN", "ax-dns": "AX_DNS_BIN",
 SETUP_NOT_FOR_BUILD = {
     "ccache", "git", "clang", "clang-format", "clang-tidy", "shellcheck",
     "libgtest-dev", "libgmock-dev", "libbenchmark-dev", "libldns-dev",
-    "python3", "python3-venv", "curl", "openssl",
+    "python3", "python3-venv", "curl", "openssl", "ca-certificates",
     "dnsutils", "knot-dnsutils", "unbound", "prometheus"}
 # Runtime packages no library asks for: the trust store for HTTPS health checks.
 RUNTIME_EXTRAS = {"ca-certificates"}
