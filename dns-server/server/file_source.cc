@@ -53,22 +53,26 @@ bool FileSource::Resolve(std::filesystem::path* file, std::string* key,
   return true;
 }
 
-void FileSource::OnEvent(runtime::WatchEvent event) {
-  if (event == runtime::WatchEvent::kTick) {
-    std::filesystem::path file;
-    std::string key, ignored;
-    struct stat st {};
-    // stat() follows symlinks: the identity of whatever the path names now.
-    if (!Resolve(&file, &key, &ignored) || ::stat(file.c_str(), &st) != 0) {
-      return;
-    }
-    const FileId id{st.st_dev, st.st_ino,
-                    st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec,
-                    st.st_size};
-    if (id == last_id_) return;
+bool FileSource::Changed() const {
+  std::filesystem::path file;
+  std::string key, ignored;
+  struct stat st {};
+  // stat() follows symlinks: the identity of whatever the path names now.
+  if (!Resolve(&file, &key, &ignored) || ::stat(file.c_str(), &st) != 0) {
+    return false;
   }
-  std::string error;
-  Reload(&error);
+  const FileId id{st.st_dev, st.st_ino,
+                  st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec,
+                  st.st_size};
+  return id != last_id_;
+}
+
+void FileSource::OnEvent(runtime::WatchEvent event) {
+  if (event != runtime::WatchEvent::kTick || Changed()) {
+    std::string error;
+    Reload(&error);
+  }
+  checks_.fetch_add(1, std::memory_order_release);
 }
 
 bool FileSource::Fail(std::string error_text, std::string* error) {

@@ -8,7 +8,9 @@
 // outside the watched directory.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -35,11 +37,18 @@ class FileSource {
   bool Start(std::string* error);
   void Stop();
 
+  // The watcher's completed checks (changes and ticks) since Start: a caller
+  // can wait for the next one to see what a check did not do.
+  uint64_t Checks() const { return checks_.load(std::memory_order_acquire); }
+
  private:
   // Reads the file and loads it if its bytes changed. Start, then the
   // watcher thread only.
   bool Reload(std::string* error);
   void OnEvent(runtime::WatchEvent event);
+  // Whether the file the path names now is another one, or was rewritten,
+  // since the last read (the tick's stat check).
+  bool Changed() const;
   // The file to read now and its ConfigMap key (how to decode it); false with
   // `error` when a volume holds neither key or both.
   bool Resolve(std::filesystem::path* file, std::string* key,
@@ -57,6 +66,7 @@ class FileSource {
     off_t size = -1;
     bool operator==(const FileId&) const = default;
   } last_id_;
+  std::atomic<uint64_t> checks_{0};
   std::unique_ptr<runtime::DirWatcher> watcher_;
 };
 

@@ -54,6 +54,7 @@ bool StandaloneSource::Start(std::string* error) {
       [this](runtime::WatchEvent event) {
         std::string ignored;  // logged and recorded where it happened
         Reconcile(event == runtime::WatchEvent::kChanged, &ignored);
+        passes_.fetch_add(1, std::memory_order_release);
       });
   if (std::exchange(poke_pending_, false)) watcher_->Poke();
   return ok;

@@ -4,6 +4,7 @@
 // again. Deciding anything is the plan's.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -64,6 +65,10 @@ class StandaloneSource {
   bool Start(std::string* error);
   void Stop();
 
+  // The watcher's completed passes (changes, ticks, pokes) since Start: a
+  // caller can wait for the next one to see what a pass did not do.
+  uint64_t Passes() const { return passes_.load(std::memory_order_acquire); }
+
   // The probe metrics (ax_probe_*, ax_node_health_state) for /metrics; null
   // when probing is off. Lives as long as this source.
   const prometheus::Collectable* probe_metrics() const {
@@ -100,6 +105,7 @@ class StandaloneSource {
   std::mutex watcher_mu_;  // guards watcher_ and poke_pending_
   std::unique_ptr<runtime::DirWatcher> watcher_;
   bool poke_pending_ = false;  // poked before the watcher existed
+  std::atomic<uint64_t> passes_{0};
 };
 
 }  // namespace ax::dns

@@ -164,9 +164,9 @@ TEST(FileSourceTest, BrokenWriteKeepsLastGood) {
   WriteFileAtomically(file, "{\"formatVersion\":1,");
   EXPECT_TRUE(WaitFor([&] { return store.Status().errors == 1; }));
   EXPECT_EQ(ServedVersion(store), 1u);
-  // The same broken bytes on the next ticks are not reported again. On
-  // purpose: three 100 ms ticks pass (FileSource shows no tick to wait on).
-  std::this_thread::sleep_for(300ms);
+  // The same broken bytes on the next checks are not reported again.
+  const uint64_t checks = source.Checks();
+  ASSERT_TRUE(WaitFor([&] { return source.Checks() >= checks + 3; }));
   EXPECT_EQ(store.Status().errors, 1u);
 
   WriteFileAtomically(file, MakeSnapshotJson(2, 1));

@@ -2,7 +2,8 @@
 // moves to the next one each time its pause has passed on the source's clock
 // (injected here, so the pauses pass without waiting for them), ends on its
 // last step, and restarts when its spec is edited; the plan's requeue time
-// wakes the loop without waiting for the periodic tick.
+// wakes the loop without waiting for the periodic tick. An operator's
+// rollback holds while the canary would step on, until the manifests change.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -82,6 +83,30 @@ TEST_F(StandaloneCanaryTest, StepsThroughItsPausesOnTheSourcesClock) {
   // Succeeded holds; an edit is a new generation and starts over.
   Edit("canaries.yaml", {{"maxFailures: 3", "maxFailures: 4"}});
   ASSERT_TRUE(WaitFor([&] { return Percent() == 5; })) << Percent();
+}
+
+TEST_F(StandaloneCanaryTest, ARollbackHoldsUntilTheManifestsChange) {
+  const auto source = StartSource({.debounce = 20ms,
+                                   .rebuild_interval = 20ms,
+                                   .wall_ms = [this] { return now_.load(); }});
+  const uint64_t first = store_.Current()->snapshot().version;
+  now_ = kT0 + 2'000;
+  ASSERT_TRUE(WaitFor([&] { return Percent() == 20; })) << Percent();
+
+  std::string error;
+  ASSERT_TRUE(store_.Rollback(first, &error)) << error;
+  ASSERT_EQ(Percent(), 5);
+  // The canary's next step is due: three passes, and none serves it.
+  now_ = kT0 + 4'000;
+  const uint64_t passes = source->Passes();
+  ASSERT_TRUE(WaitFor([&] { return source->Passes() >= passes + 3; }));
+  EXPECT_EQ(store_.Current()->snapshot().version, first);
+  EXPECT_TRUE(store_.Status().rolled_back);
+
+  // An edit is what the rollback waited for: planned and served again.
+  Edit("canaries.yaml", {{"maxFailures: 3", "maxFailures: 4"}});
+  ASSERT_TRUE(WaitFor([&] { return !store_.Status().rolled_back; }));
+  EXPECT_GT(store_.Current()->snapshot().version, first);
 }
 
 TEST_F(StandaloneCanaryTest, TheRequeueTimeWakesTheLoop) {
