@@ -8,12 +8,15 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <map>
 #include <unordered_map>
 
 #include "ax/hash.h"
+#include "ax/labels.h"
 #include "ax/previous_snapshot.h"
 #include "ax/score.h"
 #include "ax/snapshot_json.h"
+#include "ax/vantage.h"
 
 namespace ax {
 namespace {
@@ -45,14 +48,6 @@ SnapshotNode MakeNode(const Node& node, const StatusMap& status) {
     n.utilisation = Utilisation(node.capacity, it->second.load);
   }
   return n;
-}
-
-bool Selects(const Domain& domain, const Node& node) {
-  for (const auto& [key, value] : domain.node_selector) {
-    auto it = node.meta.labels.find(key);
-    if (it == node.meta.labels.end() || it->second != value) return false;
-  }
-  return true;
 }
 
 bool IsRankingStrategy(Strategy s) {
@@ -88,6 +83,10 @@ struct BuildContext {
   const PreviousSnapshot& prev;
   std::unordered_map<std::string, uint32_t> node_index;
   std::unordered_map<std::string, const Region*> regions;
+  // By node index: as the global quorum sees the nodes, and as each vantage
+  // group does (by group index; empty for a group without vantages).
+  std::vector<NodeFacts> global_facts;
+  std::vector<std::vector<NodeFacts>> group_facts;
 };
 
 // What every route of one domain shares.
@@ -104,10 +103,16 @@ struct DomainContext {
 class RoutePlanner {
  public:
   RoutePlanner(const BuildContext& b, const DomainContext& d,
-               const Region* region)
-      : b_(b), d_(d), region_(region) {}
+               const Region* region, uint32_t vantage_group)
+      : b_(b),
+        d_(d),
+        region_(region),
+        facts_(vantage_group != kNoIndex &&
+                       !b.group_facts[vantage_group].empty()
+                   ? b.group_facts[vantage_group]
+                   : b.global_facts) {}
 
-  Route Plan() {
+  Route Plan() const {
     const bool canary_applies = CanaryCovers();
     Route route = Collect(canary_applies);
     if (canary_applies) {
@@ -148,7 +153,8 @@ class RoutePlanner {
 
   bool CanaryCovers() const {
     const Canary* spec = d_.canary_spec;
-    if (!spec) return false;
+    // The canary node must serve as this region's vantages see it too.
+    if (!spec || !Usable(b_.snap.canaries[d_.canary].node)) return false;
     if (spec->regions.empty()) return true;
     return region_ && std::find(spec->regions.begin(), spec->regions.end(),
                                 region_->meta.name) != spec->regions.end();
@@ -170,7 +176,7 @@ class RoutePlanner {
   }
 
   bool Usable(uint32_t n) const {
-    return d_.selected[n] && Eligible(b_.snap.nodes[n], b_.opts.answer_unknown);
+    return d_.selected[n] && Eligible(facts_[n], b_.opts.answer_unknown);
   }
 
   bool Excluded(uint32_t n, Route& route) const {
@@ -259,12 +265,12 @@ class RoutePlanner {
     std::vector<uint32_t> ids;
     ids.reserve(members.size());
     for (const Member& m : members) ids.push_back(m.node);
-    const RouteLatency latency = MeasureRouteLatency(b_.snap.nodes, ids);
+    const RouteLatency latency = MeasureRouteLatency(facts_, ids);
     for (const Member& m : members) {
       Candidate c;
       c.node = m.node;
-      c.score = ComputeScore(d_.domain.strategy, b_.snap.nodes[m.node],
-                             m.position, latency);
+      c.score =
+          ComputeScore(d_.domain.strategy, facts_[m.node], m.position, latency);
       c.weight = WeightOf(m.node, route) * c.score.health * c.score.load;
       route.candidates.push_back(c);
     }
@@ -319,12 +325,13 @@ class RoutePlanner {
     std::set_symmetric_difference(now_names.begin(), now_names.end(),
                                   old_names.begin(), old_names.end(),
                                   std::back_inserter(changed));
+    const std::string region = region_ ? region_->meta.name : "";
     const bool health_driven =
         std::any_of(changed.begin(), changed.end(), [&](const auto& name) {
           auto it = b_.node_index.find(name);
-          const std::optional<Health> was = b_.prev.HealthOf(name);
+          const std::optional<Health> was = b_.prev.HealthSeenFor(region, name);
           return it == b_.node_index.end() || !was ||
-                 *was != b_.snap.nodes[it->second].health;
+                 *was != facts_[it->second].health;
         });
     if (health_driven) {
       route.failover_until_ms = b_.opts.now_ms + b_.opts.failover_window_ms;
@@ -336,6 +343,7 @@ class RoutePlanner {
   const BuildContext& b_;
   const DomainContext& d_;
   const Region* region_;
+  const std::vector<NodeFacts>& facts_;  // as this region's vantages see them
 };
 
 DomainContext MakeDomainContext(const Domain& domain, const World& world,
@@ -344,7 +352,8 @@ DomainContext MakeDomainContext(const Domain& domain, const World& world,
   DomainContext d{domain};
   d.selected.resize(snap.nodes.size());
   for (const Node& node : world.nodes) {
-    d.selected[b.node_index.at(node.meta.name)] = Selects(domain, node);
+    d.selected[b.node_index.at(node.meta.name)] =
+        MatchesLabels(domain.node_selector, node.meta.labels);
   }
   for (const Rule* rule : SortedByName(world.rules)) {
     if (rule->domain == domain.meta.name && !rule->ExpiredAt(b.opts.now_ms))
@@ -353,13 +362,67 @@ DomainContext MakeDomainContext(const Domain& domain, const World& world,
   for (uint32_t i = 0; i < canaries.size(); ++i) {
     const SnapshotCanary& c = snap.canaries[i];
     if (c.domain == domain.meta.name && d.selected[c.node] &&
-        Eligible(snap.nodes[c.node], b.opts.answer_unknown)) {
+        Eligible(b.global_facts[c.node], b.opts.answer_unknown)) {
       d.canary = i;
       d.canary_spec = canaries[i];
       break;
     }
   }
   return d;
+}
+
+// Whether any vantage reported as a member of the group: a group nobody
+// belongs to is no group (its regions use the global verdicts, as before
+// vantages had places); one whose members all went stale or were cut off is
+// a group without vantages, which the snapshot shows.
+bool HasMembers(const QuorumResult& group) {
+  return !group.nodes.empty() || !group.stale_vantages.empty() ||
+         !group.cut_off_vantages.empty();
+}
+
+// The snapshot's vantage groups (by name) with what each saw of the nodes,
+// each region's group index, and the facts each group's regions plan with.
+void AddVantageGroups(const std::vector<const Region*>& regions,
+                      const GroupQuorums& groups, Snapshot& snap,
+                      BuildContext& b) {
+  std::map<std::string, uint32_t> index;
+  for (const Region* region : regions) {
+    const std::optional<VantageGroup> group = VantageGroupOf(*region);
+    if (!group) continue;
+    auto it = groups.find(group->name);
+    if (it != groups.end() && HasMembers(it->second)) {
+      index.emplace(group->name, 0);
+    }
+  }
+  for (auto& [name, i] : index) {
+    i = static_cast<uint32_t>(snap.vantage_groups.size());
+    const QuorumResult& quorum = groups.at(name);
+    SnapshotVantageGroup out{
+        name, static_cast<uint32_t>(CountedVantages(quorum).size()), {}};
+    std::vector<NodeFacts> facts;  // stays empty without vantages
+    if (out.vantages > 0) facts = b.global_facts;
+    for (uint32_t n = 0; n < snap.nodes.size(); ++n) {
+      auto v = quorum.nodes.find(snap.nodes[n].name);
+      if (v == quorum.nodes.end()) continue;
+      const NodeVerdict& verdict = v->second;
+      out.nodes.push_back({n, verdict.health, verdict.latency_ms.value_or(-1),
+                           verdict.up_votes, verdict.down_votes});
+      // Unknown (not probed yet from here): the global view stands.
+      if (!facts.empty() && verdict.health != Health::kUnknown) {
+        facts[n].health = verdict.health;
+        facts[n].latency_ms = verdict.latency_ms.value_or(-1);
+      }
+    }
+    snap.vantage_groups.push_back(std::move(out));
+    b.group_facts.push_back(std::move(facts));
+  }
+  for (size_t r = 0; r < regions.size(); ++r) {
+    const std::optional<VantageGroup> group = VantageGroupOf(*regions[r]);
+    if (!group) continue;
+    if (auto it = index.find(group->name); it != index.end()) {
+      snap.regions[r].vantage_group = it->second;
+    }
+  }
 }
 
 // Appends `route` unless an identical one exists; returns its index.
@@ -385,18 +448,20 @@ Health NodeHealthOf(const Node& node, const StatusMap& status) {
 }
 
 Snapshot BuildSnapshot(const World& world, const StatusMap& status,
-                       const Snapshot* previous, const BuildOptions& options) {
+                       const Snapshot* previous, const BuildOptions& options,
+                       const GroupQuorums& groups) {
   Snapshot snap;
   // Versions only go up, whatever the caller asks: readers keep the newest.
   snap.version = previous ? std::max(options.version, previous->version + 1)
                           : options.version;
   snap.generated_at_ms = options.now_ms;
   const PreviousSnapshot prev(previous);
-  BuildContext b{snap, options, prev, {}, {}};
+  BuildContext b{snap, options, prev, {}, {}, {}, {}};
 
   for (const Node* node : SortedByName(world.nodes)) {
     b.node_index[node->meta.name] = static_cast<uint32_t>(snap.nodes.size());
     snap.nodes.push_back(MakeNode(*node, status));
+    b.global_facts.push_back(FactsOf(snap.nodes.back()));
   }
   const std::vector<const Region*> regions = SortedByName(world.regions);
   for (const Region* region : regions) {
@@ -404,6 +469,7 @@ Snapshot BuildSnapshot(const World& world, const StatusMap& status,
     snap.regions.push_back({region->meta.name, region->area, region->isp,
                             region->match, region->fallback_regions});
   }
+  AddVantageGroups(regions, groups, snap, b);
   std::vector<const Canary*> canaries;
   for (const Canary* canary : SortedByName(world.canaries)) {
     const double percent = std::clamp(canary->EffectivePercent(), 0.0, 100.0);
@@ -429,12 +495,13 @@ Snapshot BuildSnapshot(const World& world, const StatusMap& status,
     out.hysteresis_percent = domain->hysteresis_percent;
     out.fallback = domain->fallback;
     out.grpc_service_config = domain->grpc_service_config;
-    for (const Region* region : regions) {
-      out.routes.push_back(
-          InternRoute(RoutePlanner(b, d, region).Plan(), snap, seen));
+    for (size_t r = 0; r < regions.size(); ++r) {
+      const RoutePlanner planner(b, d, regions[r],
+                                 snap.regions[r].vantage_group);
+      out.routes.push_back(InternRoute(planner.Plan(), snap, seen));
     }
     out.routes.push_back(
-        InternRoute(RoutePlanner(b, d, nullptr).Plan(), snap, seen));
+        InternRoute(RoutePlanner(b, d, nullptr, kNoIndex).Plan(), snap, seen));
     snap.domains.push_back(std::move(out));
   }
   QuantiseSnapshot(snap);

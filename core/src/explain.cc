@@ -37,16 +37,45 @@ nlohmann::json Addresses(const std::vector<IpAddress>& addresses) {
   return out;
 }
 
+// What the client's vantage group saw of `node` (Up or Down), or null when
+// its region plans with the global verdicts for it.
+const GroupNodeView* SeenByGroup(const SnapshotVantageGroup* group,
+                                 uint32_t node) {
+  if (!group || group->vantages == 0) return nullptr;
+  auto it = std::lower_bound(
+      group->nodes.begin(), group->nodes.end(), node,
+      [](const GroupNodeView& v, uint32_t n) { return v.node < n; });
+  if (it == group->nodes.end() || it->node != node ||
+      it->health == Health::kUnknown) {
+    return nullptr;
+  }
+  return &*it;
+}
+
+// "gz-01: Down from cn-south-unicom vantages (0 up, 2 down), Up globally".
+std::string GroupLine(const SnapshotNode& n, const SnapshotVantageGroup& g,
+                      const GroupNodeView& v) {
+  return n.name + ": " + HealthName(v.health) + " from " + g.name +
+         " vantages (" + std::to_string(v.up_votes) + " up, " +
+         std::to_string(v.down_votes) + " down), " + HealthName(n.health) +
+         " globally";
+}
+
 nlohmann::json Candidates(const Snapshot& s, const Route& route,
+                          const SnapshotVantageGroup* group,
                           const DecisionTrace& trace) {
   nlohmann::json out = nlohmann::json::array();
   for (size_t i = 0; i < route.candidates.size(); ++i) {
     const Candidate& c = route.candidates[i];
     const SnapshotNode& n = s.nodes[c.node];
+    const GroupNodeView* seen = SeenByGroup(group, c.node);
+    const Health health = seen ? seen->health : n.health;
+    const double latency_ms = seen ? seen->latency_ms : n.latency_ms;
     nlohmann::json j = {
         {"node", n.name},
         {"addresses", Addresses(n.addresses)},
-        {"health", HealthName(n.health)},
+        {"health", HealthName(health)},
+        {"measuredBy", seen ? group->name : "global"},
         {"weight", c.weight},
         {"score", c.score.Total()},
         {"parts",
@@ -55,7 +84,11 @@ nlohmann::json Candidates(const Snapshot& s, const Route& route,
           {"latency", c.score.latency},
           {"priority", c.score.priority}}},
     };
-    if (n.latency_ms >= 0) j["latencyMs"] = n.latency_ms;
+    if (seen) {
+      j["globalHealth"] = HealthName(n.health);
+      j["votes"] = {{"up", seen->up_votes}, {"down", seen->down_votes}};
+    }
+    if (latency_ms >= 0) j["latencyMs"] = latency_ms;
     if (n.utilisation >= 0) j["utilisation"] = n.utilisation;
     if (i < trace.keys_count) j["strategyKey"] = trace.keys[i];
     out.push_back(std::move(j));
@@ -84,6 +117,10 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
   const Answer answer = Decide(s, *domain, cls.region, client, req.family,
                                req.now_ms, rng, &trace);
   const Route& route = s.routes[answer.route];
+  const SnapshotVantageGroup* group =
+      cls.region != kNoIndex && s.regions[cls.region].vantage_group != kNoIndex
+          ? &s.vantage_groups[s.regions[cls.region].vantage_group]
+          : nullptr;
 
   nlohmann::json out;
   const int cohort_bits = CohortPrefixLength(req.client.family);
@@ -127,7 +164,22 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
                    {"inCohort", answer.canary}};
   }
   out["route"] = std::move(r);
-  out["candidates"] = Candidates(s, route, trace);
+  if (group) {
+    // Where the client's own network sees a node otherwise than the
+    // global quorum: the reason its answer differs from other regions'.
+    nlohmann::json differs = nlohmann::json::array();
+    for (uint32_t n = 0; n < s.nodes.size(); ++n) {
+      const GroupNodeView* seen = SeenByGroup(group, n);
+      if (seen && seen->health != s.nodes[n].health) {
+        differs.push_back(GroupLine(s.nodes[n], *group, *seen));
+      }
+    }
+    out["vantageGroup"] = {{"name", group->name},
+                           {"vantages", group->vantages},
+                           {"usingGlobal", group->vantages == 0},
+                           {"differsFromGlobal", std::move(differs)}};
+  }
+  out["candidates"] = Candidates(s, route, group, trace);
 
   nlohmann::json pick = nlohmann::json::array();
   nlohmann::json addresses = nlohmann::json::array();
@@ -150,11 +202,15 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
   out["addresses"] = std::move(addresses);
   out["ttl"] = answer.ttl;
   out["ttlReason"] = TtlReasonName(answer.ttl_reason);
-  // Down nodes have left every route, so the candidates cannot show them:
+  // Down nodes have left the route, so the candidates cannot show them:
   // listing them says why a route fell back without reading the snapshot.
+  // Down as this client's vantage group sees them, where it sees them.
   nlohmann::json down = nlohmann::json::array();
-  for (const SnapshotNode& n : s.nodes) {
-    if (n.health == Health::kDown) down.push_back(n.name);
+  for (uint32_t n = 0; n < s.nodes.size(); ++n) {
+    const GroupNodeView* seen = SeenByGroup(group, n);
+    if ((seen ? seen->health : s.nodes[n].health) == Health::kDown) {
+      down.push_back(s.nodes[n].name);
+    }
   }
   std::string summary = FormatIp(req.client) + " -> " +
                         Describe(cls, s.regions, req.geo) + " -> " +

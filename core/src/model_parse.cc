@@ -61,6 +61,10 @@ void ParseBody(Fields& top, Region& r) {
   }
   spec.Read("nodes", r.nodes);
   spec.Read("fallbackRegions", r.fallback_regions);
+  if (spec.Has("vantageSelector")) {
+    spec.Sub("vantageSelector")
+        .Read("matchLabels", r.vantage_selector.emplace());
+  }
 }
 
 void ParseHealthCheck(Fields& hc, HealthCheck& h) {

@@ -10,6 +10,16 @@ PreviousSnapshot::PreviousSnapshot(const Snapshot* prev) : prev_(prev) {
   for (size_t i = 0; i < prev->regions.size(); ++i)
     regions_[prev->regions[i].name] = i;
   for (const SnapshotNode& n : prev->nodes) health_[n.name] = n.health;
+  for (const SnapshotRegion& r : prev->regions) {
+    if (r.vantage_group >= prev->vantage_groups.size()) continue;
+    const SnapshotVantageGroup& g = prev->vantage_groups[r.vantage_group];
+    if (g.vantages == 0) continue;
+    auto& seen = seen_by_region_[r.name];
+    for (const GroupNodeView& v : g.nodes) {
+      if (v.health != Health::kUnknown)
+        seen[prev->nodes[v.node].name] = v.health;
+    }
+  }
 }
 
 const Route* PreviousSnapshot::FindRoute(const std::string& domain,
@@ -30,8 +40,11 @@ const Route* PreviousSnapshot::FindRoute(const std::string& domain,
   return &prev_->routes[routes[slot]];
 }
 
-std::optional<Health> PreviousSnapshot::HealthOf(
-    const std::string& node) const {
+std::optional<Health> PreviousSnapshot::HealthSeenFor(
+    const std::string& region, const std::string& node) const {
+  if (auto r = seen_by_region_.find(region); r != seen_by_region_.end()) {
+    if (auto n = r->second.find(node); n != r->second.end()) return n->second;
+  }
   auto it = health_.find(node);
   if (it == health_.end()) return std::nullopt;
   return it->second;

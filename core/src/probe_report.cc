@@ -91,6 +91,10 @@ void ParseSpec(Context& ctx, Fields& top, ProbeReport& report) {
   if (spec.Has("vantage") && report.vantage.empty()) {
     ctx.Error(spec.PathOf("vantage"), "must not be empty");
   }
+  // Where the vantage sits (vantage.h); absent in reports of unplaced ones.
+  spec.Read("area", report.identity.area);
+  spec.Read("isp", report.identity.isp);
+  spec.Read("labels", report.identity.labels);
   spec.ReadRequired("observedAt", report.observed_at_ms,
                     &DecodeFormat<&ReadTimeMs>);
   if (!spec.Has("results")) {
@@ -149,13 +153,17 @@ ordered_json ReportJson(const ProbeReport& report) {
   for (const ProbeNodeReport& r : report.results) {
     results.push_back(ResultJson(r));
   }
+  ordered_json spec = {{"vantage", report.vantage}};
+  const VantageIdentity& id = report.identity;
+  if (!id.area.empty()) spec["area"] = id.area;
+  if (!id.isp.empty()) spec["isp"] = id.isp;
+  if (!id.labels.empty()) spec["labels"] = id.labels;
+  spec["observedAt"] = FormatRfc3339Ms(report.observed_at_ms);
+  spec["results"] = std::move(results);
   return {{"apiVersion", kApiVersion},
           {"kind", kProbeReportKind},
           {"metadata", std::move(metadata)},
-          {"spec",
-           {{"vantage", report.vantage},
-            {"observedAt", FormatRfc3339Ms(report.observed_at_ms)},
-            {"results", std::move(results)}}}};
+          {"spec", std::move(spec)}};
 }
 
 }  // namespace
@@ -240,6 +248,7 @@ ParseProbeReportResult ParseProbeReportText(std::string_view text,
 
 VantageVerdicts ToVantageVerdicts(const ProbeReport& report) {
   VantageVerdicts out{.vantage = report.vantage,
+                      .identity = report.identity,
                       .observed_at_ms = report.observed_at_ms,
                       .nodes = {}};
   for (const ProbeNodeReport& r : report.results) {

@@ -145,46 +145,18 @@ void Count(const std::string& vantage, int64_t observed_at_ms,
   }
 }
 
-}  // namespace
-
-bool IsStale(int64_t observed_at_ms, int64_t now_ms,
-             const QuorumPolicy& policy) {
-  return now_ms - observed_at_ms > policy.max_age_ms;
-}
-
-std::map<std::string, const VantageVerdicts*> LatestPerVantage(
-    const std::vector<VantageVerdicts>& reports) {
-  std::map<std::string, const VantageVerdicts*> latest;
-  for (const VantageVerdicts& r : reports) {
-    auto [it, inserted] = latest.emplace(r.vantage, &r);
-    if (!inserted && r.observed_at_ms > it->second->observed_at_ms) {
-      it->second = &r;
-    }
-  }
-  return latest;
-}
-
-QuorumResult DecideQuorum(const std::vector<VantageVerdicts>& reports,
-                          int64_t now_ms, const QuorumPolicy& policy) {
+// The vote among `latest` (one report per vantage), `cut_off` ones
+// discounted.
+QuorumResult Vote(const std::map<std::string, const VantageVerdicts*>& latest,
+                  const std::set<std::string>& cut_off, int64_t now_ms,
+                  const QuorumPolicy& policy) {
   QuorumResult result;
-  const auto latest = LatestPerVantage(reports);
-
-  std::vector<const VantageVerdicts*> fresh;
-  for (const auto& [name, report] : latest) {
-    if (IsStale(report->observed_at_ms, now_ms, policy)) {
-      result.stale_vantages.push_back(name);
-    } else {
-      fresh.push_back(report);
-    }
-  }
-  const std::set<std::string> cut_off = FindCutOff(fresh, policy);
-  result.cut_off_vantages.assign(cut_off.begin(), cut_off.end());
-
   std::map<std::string, Tally> tallies;
   for (const auto& [name, report] : latest) {
-    const bool stale = std::binary_search(result.stale_vantages.begin(),
-                                          result.stale_vantages.end(), name);
-    const bool discounted = cut_off.count(name) > 0;
+    const bool stale = IsStale(report->observed_at_ms, now_ms, policy);
+    const bool discounted = !stale && cut_off.count(name) > 0;
+    if (stale) result.stale_vantages.push_back(name);
+    if (discounted) result.cut_off_vantages.push_back(name);
     for (const auto& [node, status] : report->nodes) {
       Tally& t = tallies[node];
       if (stale) {
@@ -208,6 +180,72 @@ QuorumResult DecideQuorum(const std::vector<VantageVerdicts>& reports,
     result.nodes.emplace(node, std::move(t.verdict));
   }
   return result;
+}
+
+}  // namespace
+
+bool IsStale(int64_t observed_at_ms, int64_t now_ms,
+             const QuorumPolicy& policy) {
+  return now_ms - observed_at_ms > policy.max_age_ms;
+}
+
+std::map<std::string, const VantageVerdicts*> LatestPerVantage(
+    const std::vector<VantageVerdicts>& reports) {
+  std::map<std::string, const VantageVerdicts*> latest;
+  for (const VantageVerdicts& r : reports) {
+    auto [it, inserted] = latest.emplace(r.vantage, &r);
+    if (!inserted && r.observed_at_ms > it->second->observed_at_ms) {
+      it->second = &r;
+    }
+  }
+  return latest;
+}
+
+QuorumResult DecideQuorum(const std::vector<VantageVerdicts>& reports,
+                          int64_t now_ms, const QuorumPolicy& policy) {
+  const auto latest = LatestPerVantage(reports);
+  std::vector<const VantageVerdicts*> fresh;
+  for (const auto& [name, report] : latest) {
+    if (!IsStale(report->observed_at_ms, now_ms, policy)) {
+      fresh.push_back(report);
+    }
+  }
+  return Vote(latest, FindCutOff(fresh, policy), now_ms, policy);
+}
+
+QuorumResult DecideGroupQuorum(const std::vector<VantageVerdicts>& reports,
+                               const VantageGroup& group,
+                               const QuorumResult& global, int64_t now_ms,
+                               const QuorumPolicy& policy) {
+  std::map<std::string, const VantageVerdicts*> members;
+  for (const auto& [name, report] : LatestPerVantage(reports)) {
+    if (InVantageGroup(group, report->identity)) members.emplace(name, report);
+  }
+  const std::set<std::string> cut_off(global.cut_off_vantages.begin(),
+                                      global.cut_off_vantages.end());
+  return Vote(members, cut_off, now_ms, policy);
+}
+
+std::vector<std::string> CountedVantages(const QuorumResult& result) {
+  std::set<std::string> counted;
+  for (const auto& [node, verdict] : result.nodes) {
+    counted.insert(verdict.counted.begin(), verdict.counted.end());
+  }
+  return {counted.begin(), counted.end()};
+}
+
+GroupQuorums DecideGroupQuorums(const std::vector<Region>& regions,
+                                const std::vector<VantageVerdicts>& reports,
+                                const QuorumResult& global, int64_t now_ms,
+                                const QuorumPolicy& policy) {
+  GroupQuorums out;
+  for (const Region& region : regions) {
+    const std::optional<VantageGroup> group = VantageGroupOf(region);
+    if (!group || out.count(group->name)) continue;
+    out.emplace(group->name,
+                DecideGroupQuorum(reports, *group, global, now_ms, policy));
+  }
+  return out;
 }
 
 StatusMap QuorumResult::ToStatusMap() const {

@@ -46,13 +46,17 @@ double LoadFactor(double utilisation) {
   return std::max(kMinFactor, 1 / (1 + 4 * (utilisation - kLoadKnee)));
 }
 
-bool Eligible(const SnapshotNode& node, bool answer_unknown) {
+NodeFacts FactsOf(const SnapshotNode& node) {
+  return {node.admin_state, node.health, node.latency_ms, node.utilisation};
+}
+
+bool Eligible(const NodeFacts& node, bool answer_unknown) {
   if (node.admin_state != AdminState::kActive) return false;
   return node.health == Health::kUp ||
          (answer_unknown && node.health == Health::kUnknown);
 }
 
-RouteLatency MeasureRouteLatency(const std::vector<SnapshotNode>& nodes,
+RouteLatency MeasureRouteLatency(const std::vector<NodeFacts>& nodes,
                                  const std::vector<uint32_t>& members) {
   RouteLatency r;
   for (uint32_t i : members) {
@@ -64,7 +68,7 @@ RouteLatency MeasureRouteLatency(const std::vector<SnapshotNode>& nodes,
   return r;
 }
 
-ScoreParts ComputeScore(Strategy strategy, const SnapshotNode& node,
+ScoreParts ComputeScore(Strategy strategy, const NodeFacts& node,
                         size_t position, const RouteLatency& route_latency) {
   ScoreParts p;
   p.health = node.health == Health::kUp ? 1.0 : kUnknownHealthFactor;

@@ -91,6 +91,7 @@ constexpr auto kRegionFields = [](auto& io, auto& r) {
   io("isp", r.isp);
   io.Nested("match", r.match, kMatchFields, Shape::kObject);
   io("fallbacks", r.fallback_regions);
+  io.Index("vantageGroup", r.vantage_group);
 };
 
 constexpr auto kTtlFields = [](auto& io, auto& t) {
@@ -145,6 +146,22 @@ constexpr auto kCanaryFields = [](auto& io, auto& c) {
   io("percent", c.percent, kPercentDecimals);
 };
 
+// [node, health, latencyMs, upVotes, downVotes]: a group lists every node it
+// measured.
+constexpr auto kGroupNodeFields = [](auto& io, auto& v) {
+  io(nullptr, v.node);
+  io(nullptr, v.health);
+  io(nullptr, v.latency_ms, kLatencyDecimals);
+  io(nullptr, v.up_votes);
+  io(nullptr, v.down_votes);
+};
+
+constexpr auto kVantageGroupFields = [](auto& io, auto& g) {
+  io("name", g.name);
+  io("vantages", g.vantages);
+  io.List("nodes", g.nodes, kGroupNodeFields, Shape::kTuple);
+};
+
 // Everything the content hash covers.
 constexpr auto kContentFields = [](auto& io, auto& s) {
   io("formatVersion", s.format_version);
@@ -153,6 +170,8 @@ constexpr auto kContentFields = [](auto& io, auto& s) {
   io.List("domains", s.domains, kDomainFields, Shape::kObject);
   io.List("routes", s.routes, kRouteFields, Shape::kObject);
   io.List("canaries", s.canaries, kCanaryFields, Shape::kObject);
+  io.List("vantageGroups", s.vantage_groups, kVantageGroupFields,
+          Shape::kObject);
 };
 
 // Per-publication stamps, outside the hash (plus "contentHash" itself).

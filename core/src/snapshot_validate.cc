@@ -209,6 +209,36 @@ void CheckCanaries(const Snapshot& s, const NameIndex& domains,
   }
 }
 
+void CheckVantageGroups(const Snapshot& s, Errors& errors) {
+  CheckUnique(s.vantage_groups, "vantageGroups", "name",
+              &SnapshotVantageGroup::name, errors);
+  for (size_t i = 0; i < s.regions.size(); ++i) {
+    const uint32_t g = s.regions[i].vantage_group;
+    if (g != kNoIndex && g >= s.vantage_groups.size()) {
+      Add(errors, Element("regions", i) + ".vantageGroup",
+          "vantage group index " + std::to_string(g) + " out of range (" +
+              std::to_string(s.vantage_groups.size()) + " groups)");
+    }
+  }
+  for (size_t i = 0; i < s.vantage_groups.size(); ++i) {
+    const std::string at = Element("vantageGroups", i) + ".nodes";
+    const std::vector<GroupNodeView>& nodes = s.vantage_groups[i].nodes;
+    for (size_t j = 0; j < nodes.size(); ++j) {
+      const std::string el = Element(at, j);
+      if (nodes[j].node >= s.nodes.size()) {
+        Add(errors, el + "[0]",
+            "node index " + std::to_string(nodes[j].node) + " out of range (" +
+                std::to_string(s.nodes.size()) + " nodes)");
+      } else if (j > 0 && nodes[j].node <= nodes[j - 1].node) {
+        Add(errors, el + "[0]", "node indices must ascend (unique)");
+      }
+      if (!IsMeasurement(nodes[j].latency_ms)) {
+        Add(errors, el + "[2]", "must be >= 0, or -1 for unmeasured");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::string SnapshotError::ToString() const {
@@ -222,6 +252,7 @@ std::vector<SnapshotError> ValidateSnapshot(const Snapshot& snapshot) {
   const NameIndex domains = CheckDomains(snapshot, errors);
   CheckRoutes(snapshot, regions, errors);
   CheckCanaries(snapshot, domains, errors);
+  CheckVantageGroups(snapshot, errors);
   return errors;
 }
 

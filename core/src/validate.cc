@@ -9,6 +9,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "ax/labels.h"
+
 namespace ax {
 namespace {
 
@@ -114,20 +116,13 @@ class Checker {
     }
     bool selects_any = false;
     for (const Node& n : world_.nodes)
-      selects_any = selects_any || Selects(d, n);
+      selects_any =
+          selects_any || MatchesLabels(d.node_selector, n.meta.labels);
     if (!selects_any) {
       Error(d,
             d.node_selector.empty() ? "spec" : "spec.nodeSelector.matchLabels",
             "selects no Node");
     }
-  }
-
-  static bool Selects(const Domain& d, const Node& n) {
-    for (const auto& [key, value] : d.node_selector) {
-      auto it = n.meta.labels.find(key);
-      if (it == n.meta.labels.end() || it->second != value) return false;
-    }
-    return true;
   }
 
   // Two Domains answering for one name would make the answer depend on load

@@ -122,7 +122,7 @@ void PlanRegionStatuses(const StatusInputs& in, StatusOutput& out) {
   auto can_answer = [&](const Region& r) {
     for (const std::string& name : r.nodes) {
       auto it = nodes.find(name);
-      if (it != nodes.end() && Eligible(*it->second, answer_unknown))
+      if (it != nodes.end() && Eligible(FactsOf(*it->second), answer_unknown))
         return true;
     }
     return false;

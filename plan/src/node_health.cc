@@ -22,7 +22,8 @@ constexpr NameTable<Vote, 3> kVoteNames{{
 const char* VoteName(Vote vote) { return NameOf(kVoteNames, vote); }
 
 NodeHealth DecideNodeHealth(const std::vector<nlohmann::json>& probe_reports,
-                            int64_t now_ms, const QuorumPolicy& policy) {
+                            const std::vector<Region>& regions, int64_t now_ms,
+                            const QuorumPolicy& policy) {
   NodeHealth out;
   std::vector<ProbeReport> parsed;
   std::vector<VantageVerdicts> verdicts;
@@ -45,6 +46,8 @@ NodeHealth DecideNodeHealth(const std::vector<nlohmann::json>& probe_reports,
     out.reports.push_back(std::move(view));
   }
   out.quorum = DecideQuorum(verdicts, now_ms, policy);
+  out.groups =
+      DecideGroupQuorums(regions, verdicts, out.quorum, now_ms, policy);
   const auto latest = LatestPerVantage(verdicts);
   auto vote_of = [&](const std::string& vantage, int64_t observed_at_ms) {
     if (IsStale(observed_at_ms, now_ms, policy)) return Vote::kStale;

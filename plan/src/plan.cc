@@ -155,7 +155,8 @@ Plan ComputePlan(const ObservedState& observed) {
   const PlanOptions& options = observed.options;
   GatheredWorld gathered = GatherWorld(observed);
   const NodeHealth health =
-      DecideNodeHealth(observed.probe_reports, observed.now_ms, options.quorum);
+      DecideNodeHealth(observed.probe_reports, gathered.world.regions,
+                       observed.now_ms, options.quorum);
   const StatusMap status = health.quorum.ToStatusMap();
   const std::map<std::string, CanaryDecision> canaries =
       ProgressCanaries(observed, gathered.world, status, health);
@@ -164,15 +165,18 @@ Plan ComputePlan(const ObservedState& observed) {
   std::optional<Snapshot> built;
   std::string build_error;
   try {
+    const Snapshot* in_force =
+        previous.snapshot ? &*previous.snapshot : nullptr;
     built = BuildSnapshot(
         gathered.world,
-        HoldLatencies(status, previous.snapshot ? &*previous.snapshot : nullptr,
-                      options.measurement_tolerance),
-        previous.snapshot ? &*previous.snapshot : nullptr,
+        HoldLatencies(status, in_force, options.measurement_tolerance),
+        in_force,
         BuildOptions{.now_ms = observed.now_ms,
                      .version = previous.highest_version + 1,
                      .answer_unknown = options.answer_unknown,
-                     .failover_window_ms = options.failover_window_ms});
+                     .failover_window_ms = options.failover_window_ms},
+        HoldGroupLatencies(health.groups, in_force,
+                           options.measurement_tolerance));
   } catch (const std::exception& e) {
     // The World passed validation, so this is a bug; refuse rather than crash.
     build_error = e.what();

@@ -82,11 +82,12 @@ class TestWorld {
     BuildOptions opts;
     opts.now_ms = now_ms;
     opts.version = previous ? previous->version + 1 : 1;
-    return BuildSnapshot(world, status, previous, opts);
+    return BuildSnapshot(world, status, previous, opts, groups);
   }
 
   World world;
   StatusMap status;
+  GroupQuorums groups;  // per vantage group (DecideGroupQuorums)
 };
 
 inline uint32_t RegionIndex(const Snapshot& s, const std::string& name) {

@@ -10,6 +10,7 @@
 
 #include "ax/model.h"
 #include "ax/node_status.h"
+#include "ax/quorum.h"
 #include "ax/snapshot.h"
 
 namespace ax {
@@ -31,10 +32,15 @@ struct BuildOptions {
 // Unknown before its first verdict.
 Health NodeHealthOf(const Node& node, const StatusMap& status);
 
-// Builds the snapshot. `previous` may be null (first build). Deterministic: the
-// same inputs give the same snapshot (objects are ordered by name, not by input
+// Builds the snapshot. `status` is the global quorum's verdict per node;
+// `groups` each vantage group's quorum (DecideGroupQuorums): a region whose
+// group has fresh, trusted vantages plans its routes (fallbacks included)
+// with the health and latency that group measured, node by node where it
+// measured one. `previous` may be null (first build). Deterministic: the same
+// inputs give the same snapshot (objects are ordered by name, not by input
 // order).
 Snapshot BuildSnapshot(const World& world, const StatusMap& status,
-                       const Snapshot* previous, const BuildOptions& options);
+                       const Snapshot* previous, const BuildOptions& options,
+                       const GroupQuorums& groups = {});
 
 }  // namespace ax

@@ -87,6 +87,9 @@ struct Region {
   std::vector<std::string> nodes;  // priority order
   std::vector<std::string>
       fallback_regions;  // tried in order when no node is healthy
+  // spec.vantageSelector.matchLabels: the vantages that measure for this
+  // region's clients; unset: those of its area and isp (vantage.h).
+  std::optional<std::map<std::string, std::string>> vantage_selector;
 };
 
 // Flap damping of a node's health, after BGP route flap damping (RFC 2439

@@ -22,14 +22,21 @@ class PreviousSnapshot {
   const std::string& NodeName(uint32_t index) const {
     return prev_->nodes[index].name;
   }
-  // The health a node had, or nullopt when it did not exist.
-  std::optional<Health> HealthOf(const std::string& node) const;
+  // The health a node had for `region`'s clients (as its vantage group saw
+  // it, else globally; region "" is the unclassified slot), or nullopt when
+  // the node did not exist.
+  std::optional<Health> HealthSeenFor(const std::string& region,
+                                      const std::string& node) const;
 
  private:
   const Snapshot* prev_;
   std::unordered_map<std::string, size_t> domains_;
   std::unordered_map<std::string, size_t> regions_;
   std::unordered_map<std::string, Health> health_;
+  // Region name -> node name -> the health its vantage group saw (groups
+  // with vantages, nodes they saw Up or Down).
+  std::unordered_map<std::string, std::unordered_map<std::string, Health>>
+      seen_by_region_;
 };
 
 }  // namespace ax

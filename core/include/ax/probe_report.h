@@ -51,6 +51,7 @@ struct ProbeReport {
   std::string name;            // metadata.name (ProbeReportName(vantage))
   std::string namespace_name;  // metadata.namespace; "" outside Kubernetes
   std::string vantage;
+  VantageIdentity identity;    // spec.area, spec.isp, spec.labels
   int64_t observed_at_ms = 0;  // when the results were read (wall clock)
   std::vector<ProbeNodeReport> results;  // sorted by node, unique
 };
@@ -61,9 +62,9 @@ struct ProbeReport {
 std::string ProbeReportName(std::string_view vantage);
 
 // The object as JSON: apiVersion, kind, metadata {name[, namespace]}, spec
-// {vantage, observedAt (RFC 3339, ms), results [...]}. Durations are rounded
-// to microseconds (3 decimals of ms), so serialise -> parse -> serialise
-// reproduces the bytes. Absent optionals are left out.
+// {vantage, [area, isp, labels,] observedAt (RFC 3339, ms), results [...]}.
+// Durations are rounded to microseconds (3 decimals of ms), so serialise ->
+// parse -> serialise reproduces the bytes. Absent optionals are left out.
 nlohmann::json ProbeReportToJson(const ProbeReport& report);
 // ProbeReportToJson as compact text on one line (no trailing newline).
 std::string SerializeProbeReport(const ProbeReport& report);

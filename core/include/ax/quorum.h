@@ -11,12 +11,14 @@
 #include <vector>
 
 #include "ax/node_status.h"
+#include "ax/vantage.h"
 
 namespace ax {
 
 // One vantage's latest view: its trackers' ToStatus() per node name.
 struct VantageVerdicts {
   std::string vantage;
+  VantageIdentity identity;  // which groups it measures for (vantage.h)
   int64_t observed_at_ms = 0;
   std::map<std::string, NodeStatus> nodes;
 };
@@ -68,5 +70,25 @@ std::map<std::string, const VantageVerdicts*> LatestPerVantage(
 // twice, its freshest report is used.
 QuorumResult DecideQuorum(const std::vector<VantageVerdicts>& reports,
                           int64_t now_ms, const QuorumPolicy& policy);
+
+// The same vote among the members of `group` only. Which vantages are cut off
+// comes from `global` (DecideQuorum over every report): one group cannot tell
+// its own partition from an outage, only the other vantages can.
+QuorumResult DecideGroupQuorum(const std::vector<VantageVerdicts>& reports,
+                               const VantageGroup& group,
+                               const QuorumResult& global, int64_t now_ms,
+                               const QuorumPolicy& policy);
+
+// The vantages whose votes counted for some node: fresh, not cut off. A group
+// quorum without any has nothing to say, and its Regions use the global one.
+std::vector<std::string> CountedVantages(const QuorumResult& result);
+
+// Per vantage group of the world's Regions (VantageGroupOf), by group name:
+// its quorum. Regions without a group have no entry.
+using GroupQuorums = std::map<std::string, QuorumResult>;
+GroupQuorums DecideGroupQuorums(const std::vector<Region>& regions,
+                                const std::vector<VantageVerdicts>& reports,
+                                const QuorumResult& global, int64_t now_ms,
+                                const QuorumPolicy& policy);
 
 }  // namespace ax

@@ -28,9 +28,19 @@ double Utilisation(const Capacity& capacity,
 // never 0.
 double LoadFactor(double utilisation);
 
+// What eligibility and scoring read of a node: as the global quorum sees it
+// (FactsOf), or with the health and latency of one vantage group.
+struct NodeFacts {
+  AdminState admin_state = AdminState::kActive;
+  Health health = Health::kUnknown;
+  double latency_ms = -1;   // -1: not measured
+  double utilisation = -1;  // -1: unknown
+};
+NodeFacts FactsOf(const SnapshotNode& node);
+
 // Whether a node may be answered at all: Active, and Up (or Unknown when
 // allowed). Drained, disabled and down nodes leave; overloaded ones stay.
-bool Eligible(const SnapshotNode& node, bool answer_unknown);
+bool Eligible(const NodeFacts& node, bool answer_unknown);
 
 // Context a route gives each candidate's score: the best and worst measured
 // latency among the route's candidates (-1 when none is measured).
@@ -38,12 +48,12 @@ struct RouteLatency {
   double best_ms = -1;
   double worst_ms = -1;
 };
-RouteLatency MeasureRouteLatency(const std::vector<SnapshotNode>& nodes,
+RouteLatency MeasureRouteLatency(const std::vector<NodeFacts>& nodes,
                                  const std::vector<uint32_t>& members);
 
 // Score parts of `node` at `position` in the region's priority order under
 // `strategy`.
-ScoreParts ComputeScore(Strategy strategy, const SnapshotNode& node,
+ScoreParts ComputeScore(Strategy strategy, const NodeFacts& node,
                         size_t position, const RouteLatency& route_latency);
 
 }  // namespace ax

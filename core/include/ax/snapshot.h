@@ -15,7 +15,9 @@
 
 namespace ax {
 
-inline constexpr int kSnapshotFormatVersion = 1;
+// 2: regions name a vantage group, and the groups' views of the nodes
+// (issue 14). A reader takes only its own version.
+inline constexpr int kSnapshotFormatVersion = 2;
 inline constexpr uint32_t kNoIndex = UINT32_MAX;
 
 struct SnapshotNode {
@@ -43,6 +45,30 @@ struct SnapshotRegion {
   std::string isp;
   RegionMatch match;
   std::vector<std::string> fallback_regions;
+  // Index into Snapshot::vantage_groups: the group whose verdicts this
+  // region's routes use; kNoIndex: the global ones.
+  uint32_t vantage_group = kNoIndex;
+};
+
+// One node as one vantage group's quorum sees it.
+struct GroupNodeView {
+  uint32_t node = kNoIndex;  // index into Snapshot::nodes
+  Health health = Health::kUnknown;
+  double latency_ms = -1;  // -1: not measured
+  uint32_t up_votes = 0;
+  uint32_t down_votes = 0;
+  bool operator==(const GroupNodeView&) const = default;
+};
+
+// The vantages that measure for some regions' clients (vantage.h) and what
+// they saw. Where a group saw a node (Up or Down, not Unknown), its regions'
+// candidates take that health and latency instead of the global ones.
+struct SnapshotVantageGroup {
+  std::string name;  // "cn-south-unicom", "{isp=unicom}"
+  // Fresh, trusted vantages that voted; 0: none, so the group's regions use
+  // the global verdicts (and say so).
+  uint32_t vantages = 0;
+  std::vector<GroupNodeView> nodes;  // by node index, unique
 };
 
 // The factors a candidate's score is the product of, each in (0, 1].
@@ -122,6 +148,7 @@ struct Snapshot {
   std::vector<SnapshotDomain> domains;
   std::vector<Route> routes;
   std::vector<SnapshotCanary> canaries;
+  std::vector<SnapshotVantageGroup> vantage_groups;  // by name
 };
 
 // Fills the derived fields (the name_hash members). Builder and parser both

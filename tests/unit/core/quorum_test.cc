@@ -26,7 +26,10 @@ NodeStatus St(Health h, int64_t changed_at_ms = 1000,
 
 VantageVerdicts V(std::string name, std::map<std::string, NodeStatus> nodes,
                   int64_t observed_at_ms = kNow - 1000) {
-  return VantageVerdicts{std::move(name), observed_at_ms, std::move(nodes)};
+  return VantageVerdicts{.vantage = std::move(name),
+                         .identity = {},
+                         .observed_at_ms = observed_at_ms,
+                         .nodes = std::move(nodes)};
 }
 
 struct VoteCase {

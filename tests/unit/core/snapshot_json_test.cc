@@ -322,7 +322,9 @@ INSTANTIATE_TEST_SUITE_P(
              [](Snapshot& s) { s.routes[0].failover_until_ms += 1; }},
         Edit{"CanaryPercent", [](Snapshot& s) { s.canaries[0].percent = 6; }},
         Edit{"CanaryNode", [](Snapshot& s) { s.canaries[0].node = 0; }},
-        Edit{"FormatVersion", [](Snapshot& s) { s.format_version = 2; }}),
+        Edit{"FormatVersion",
+             [](Snapshot&
+                    s) { s.format_version = kSnapshotFormatVersion + 1; }}),
     [](const auto& c) { return std::string(c.param.name); });
 
 // ---- Rejection: each malformed document names the path of what is wrong. ----
@@ -387,8 +389,9 @@ INSTANTIATE_TEST_SUITE_P(
                      return d;
                    },
                    "", "malformed JSON"},
-        RejectCase{"FormatVersion",
-                   FromJson([](Json& j) { j["formatVersion"] = 2; }),
+        RejectCase{"FormatVersion", FromJson([](Json& j) {
+                     j["formatVersion"] = kSnapshotFormatVersion - 1;
+                   }),
                    "formatVersion", "unsupported format version"},
         RejectCase{"CandidateNodeOutOfRange", FromJson([](Json& j) {
                      j["routes"][0]["candidates"][1][0] = 99;

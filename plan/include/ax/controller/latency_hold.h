@@ -5,6 +5,7 @@
 #pragma once
 
 #include "ax/node_status.h"
+#include "ax/quorum.h"
 #include "ax/snapshot.h"
 
 namespace ax::controller {
@@ -15,5 +16,10 @@ namespace ax::controller {
 // snapshot, or not measured in it, take the new value.
 StatusMap HoldLatencies(StatusMap status, const Snapshot* previous,
                         double tolerance);
+
+// The same for each vantage group's latencies, against what `previous`
+// carries for that group.
+GroupQuorums HoldGroupLatencies(GroupQuorums groups, const Snapshot* previous,
+                                double tolerance);
 
 }  // namespace ax::controller

@@ -50,6 +50,8 @@ struct ReportView {
 
 struct NodeHealth {
   QuorumResult quorum;
+  // Per vantage group of the Regions (DecideGroupQuorums), by group name.
+  GroupQuorums groups;
   // Node name -> each vantage's view of it, in vantage order (the report
   // the quorum used per vantage).
   std::map<std::string, std::vector<VantageView>> vantages;
@@ -60,6 +62,7 @@ struct NodeHealth {
 };
 
 NodeHealth DecideNodeHealth(const std::vector<nlohmann::json>& probe_reports,
-                            int64_t now_ms, const QuorumPolicy& policy);
+                            const std::vector<Region>& regions, int64_t now_ms,
+                            const QuorumPolicy& policy);
 
 }  // namespace ax::controller

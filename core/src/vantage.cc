@@ -1,0 +1,38 @@
+// Vantage groups (vantage.h): a Region's group and membership.
+#include "ax/vantage.h"
+
+#include "ax/labels.h"
+
+namespace ax {
+namespace {
+
+constexpr char kAnyIsp[] = "any";
+
+}  // namespace
+
+std::optional<VantageGroup> VantageGroupOf(const Region& region) {
+  if (region.vantage_selector) {
+    std::string name = "{";
+    for (const auto& [key, value] : *region.vantage_selector) {
+      name += (name.size() > 1 ? "," : "") + key + "=" + value;
+    }
+    return VantageGroup{.name = name + "}",
+                        .area = "",
+                        .isp = "",
+                        .selector = region.vantage_selector};
+  }
+  if (region.area.empty()) return std::nullopt;
+  const std::string isp = region.isp.empty() ? kAnyIsp : region.isp;
+  return VantageGroup{.name = region.area + "-" + isp,
+                      .area = region.area,
+                      .isp = isp,
+                      .selector = std::nullopt};
+}
+
+bool InVantageGroup(const VantageGroup& group, const VantageIdentity& vantage) {
+  if (group.selector) return MatchesLabels(*group.selector, vantage.labels);
+  return vantage.area == group.area &&
+         (group.isp == kAnyIsp || vantage.isp == group.isp);
+}
+
+}  // namespace ax
