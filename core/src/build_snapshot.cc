@@ -17,6 +17,7 @@
 #include "ax/score.h"
 #include "ax/snapshot_json.h"
 #include "ax/vantage.h"
+#include "snapshot_doc.h"
 
 namespace ax {
 namespace {
@@ -29,6 +30,15 @@ std::vector<const T*> SortedByName(const std::vector<T>& items) {
   std::sort(out.begin(), out.end(),
             [](const T* a, const T* b) { return a->meta.name < b->meta.name; });
   return out;
+}
+
+// Measurements are taken at the precision the document keeps before anything
+// is scored from them (Measured): scores built from the published value and
+// from the raw one would otherwise differ, and a plan holding the published
+// value (plan/measurement_hold.h) would still publish once. -1 stays -1.
+using snapshot_doc::Quantise;
+double Measured(double value, int decimals) {
+  return Quantise(value, decimals);
 }
 
 SnapshotNode MakeNode(const Node& node, const StatusMap& status) {
@@ -44,8 +54,10 @@ SnapshotNode MakeNode(const Node& node, const StatusMap& status) {
   n.redirect_url = node.redirect_url;
   n.health = NodeHealthOf(node, status);
   if (auto it = status.find(node.meta.name); it != status.end()) {
-    n.latency_ms = it->second.latency_ms.value_or(-1);
-    n.utilisation = Utilisation(node.capacity, it->second.load);
+    n.latency_ms = Measured(it->second.latency_ms.value_or(-1),
+                            snapshot_doc::kLatencyDecimals);
+    n.utilisation = Measured(Utilisation(node.capacity, it->second.load),
+                             snapshot_doc::kScoreDecimals);
   }
   return n;
 }
@@ -405,12 +417,14 @@ void AddVantageGroups(const std::vector<const Region*>& regions,
       auto v = quorum.nodes.find(snap.nodes[n].name);
       if (v == quorum.nodes.end()) continue;
       const NodeVerdict& verdict = v->second;
-      out.nodes.push_back({n, verdict.health, verdict.latency_ms.value_or(-1),
+      out.nodes.push_back({n, verdict.health,
+                           Measured(verdict.latency_ms.value_or(-1),
+                                    snapshot_doc::kLatencyDecimals),
                            verdict.up_votes, verdict.down_votes});
       // Unknown (not probed yet from here): the global view stands.
       if (!facts.empty() && verdict.health != Health::kUnknown) {
         facts[n].health = verdict.health;
-        facts[n].latency_ms = verdict.latency_ms.value_or(-1);
+        facts[n].latency_ms = out.nodes.back().latency_ms;
       }
     }
     snap.vantage_groups.push_back(std::move(out));

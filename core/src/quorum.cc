@@ -153,13 +153,20 @@ QuorumResult Vote(const std::map<std::string, const VantageVerdicts*>& latest,
   QuorumResult result;
   std::map<std::string, Tally> tallies;
   for (const auto& [name, report] : latest) {
+    const bool future = IsFromTheFuture(report->observed_at_ms, now_ms, policy);
     const bool stale = IsStale(report->observed_at_ms, now_ms, policy);
-    const bool discounted = !stale && cut_off.count(name) > 0;
+    const bool discounted = !stale && !future && cut_off.count(name) > 0;
+    if (future) result.future_vantages.push_back(name);
     if (stale) result.stale_vantages.push_back(name);
     if (discounted) result.cut_off_vantages.push_back(name);
     for (const auto& [node, status] : report->nodes) {
       Tally& t = tallies[node];
-      if (stale) {
+      if (future) {
+        t.verdict.stale.push_back(name);
+        t.notes.push_back(name + " ignored: report " +
+                          std::to_string(report->observed_at_ms - now_ms) +
+                          " ms ahead of now");
+      } else if (stale) {
         t.verdict.stale.push_back(name);
         t.notes.push_back(name + " stale: report " +
                           std::to_string(now_ms - report->observed_at_ms) +
@@ -189,6 +196,11 @@ bool IsStale(int64_t observed_at_ms, int64_t now_ms,
   return now_ms - observed_at_ms > policy.max_age_ms;
 }
 
+bool IsFromTheFuture(int64_t observed_at_ms, int64_t now_ms,
+                     const QuorumPolicy& policy) {
+  return observed_at_ms - now_ms > policy.max_future_ms;
+}
+
 std::map<std::string, const VantageVerdicts*> LatestPerVantage(
     const std::vector<VantageVerdicts>& reports) {
   std::map<std::string, const VantageVerdicts*> latest;
@@ -206,7 +218,8 @@ QuorumResult DecideQuorum(const std::vector<VantageVerdicts>& reports,
   const auto latest = LatestPerVantage(reports);
   std::vector<const VantageVerdicts*> fresh;
   for (const auto& [name, report] : latest) {
-    if (!IsStale(report->observed_at_ms, now_ms, policy)) {
+    if (!IsStale(report->observed_at_ms, now_ms, policy) &&
+        !IsFromTheFuture(report->observed_at_ms, now_ms, policy)) {
       fresh.push_back(report);
     }
   }

@@ -56,6 +56,18 @@ std::string ExplanationToText(const nlohmann::json& e) {
         << Str(k, "cohortBucket") << " -> "
         << (k.value("inCohort", false) ? "IN" : "out") << "\n";
   }
+  if (e.contains("vantageGroup")) {
+    const auto& v = e["vantageGroup"];
+    out << "measured    by vantage group " << Str(v, "name") << ", "
+        << Str(v, "vantages") << " fresh vantages"
+        << (v.value("usingGlobal", false)
+                ? ": none fresh, the global verdicts apply"
+                : "")
+        << "\n";
+    for (const auto& line : v["differsFromGlobal"]) {
+      out << "            " << line.get<std::string>() << "\n";
+    }
+  }
   out << "candidates  node              score   health load   latency prio   "
          "weight\n";
   for (const auto& cand : e["candidates"]) {

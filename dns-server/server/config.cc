@@ -222,6 +222,10 @@ const std::vector<Flag>& Flags() {
       {"probe-token-dir", "DIR", "",
        "probe tokens: the file DIR/<healthCheck.tokenSecretRef>",
        runtime::TextFlag(&ServerConfig::probe_token_dir)},
+      {"probe-reports", "DIR", "",
+       "standalone: also plan with the ProbeReport *.json files in DIR, as "
+       "ax-probe --report DIR/NAME.json writes them (vantages elsewhere)",
+       runtime::TextFlag(&ServerConfig::probe_reports_dir)},
       {"identity", "NAME", "",
        "CHAOS id.server answer (default: the host name)", SetIdentity},
       {"edns-udp-size", "BYTES", "1232",

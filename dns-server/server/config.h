@@ -54,6 +54,8 @@ struct ServerConfig {
   std::string probe_ca;         // PEM bundle for HTTPS checks; "": system
   bool probe_insecure = false;  // HTTPS checks accept any certificate
   std::string probe_token_dir;  // tokens: <dir>/<healthCheck.tokenSecretRef>
+  // Standalone: other vantages' ProbeReport files (report_files.h).
+  std::string probe_reports_dir;
   uint32_t rrl_rate = 0;
   uint32_t rrl_burst = 0;
   uint32_t rrl_slip = 0;

@@ -101,6 +101,7 @@ bool Service::StartSource(std::string* error) {
                              .seed = runtime::RandomSeed()},
             .token_dir = config_.probe_token_dir,
             .vantage = config_.identity,
+            .probe_reports_dir = config_.probe_reports_dir,
             .snapshot_history = static_cast<size_t>(config_.snapshot_history)});
     if (!standalone_->Start(&source_error)) {
       runtime::Log(runtime::LogLevel::kError,

@@ -12,6 +12,7 @@
 #include "ax/runtime/log.h"
 #include "engine/health_change_log.h"
 #include "engine/world_targets.h"
+#include "server/report_files.h"
 #include "server/standalone_log.h"
 #include "server/standalone_report.h"
 
@@ -36,6 +37,7 @@ bool StandaloneSource::Start(std::string* error) {
         });
     probe_metrics_->SetEngine(prober_.get());
   }
+  if (!options_.probe_reports_dir.empty()) ReadReports();
   const bool ok = Reconcile(true, error);
   std::string probe_error;
   if (prober_ && !prober_->Start(&probe_error)) {
@@ -57,11 +59,22 @@ bool StandaloneSource::Start(std::string* error) {
         passes_.fetch_add(1, std::memory_order_release);
       });
   if (std::exchange(poke_pending_, false)) watcher_->Poke();
+  if (!options_.probe_reports_dir.empty()) {
+    // Another vantage's new report plans again at once (as a verdict does).
+    reports_watcher_ = std::make_unique<runtime::DirWatcher>(
+        options_.probe_reports_dir,
+        runtime::WatchOptions{options_.debounce, options_.rebuild_interval},
+        [this](runtime::WatchEvent) {
+          ReadReports();
+          Poke();
+        });
+  }
   return ok;
 }
 
 void StandaloneSource::Stop() {
   if (prober_) prober_->Stop();  // no more pokes from verdicts
+  reports_watcher_.reset();      // nor from report files
   std::unique_ptr<runtime::DirWatcher> watcher;
   {
     std::lock_guard lock(watcher_mu_);
@@ -111,19 +124,37 @@ void StandaloneSource::ReadManifests() {
   UpdateProbeTargets(gathered.world);
 }
 
+void StandaloneSource::ReadReports() {
+  ReportFiles read = ReadReportFiles(options_.probe_reports_dir);
+  std::lock_guard lock(reports_mu_);
+  if (read.errors != report_errors_) {
+    for (const std::string& e : read.errors) {
+      runtime::Log(runtime::LogLevel::kWarn,
+                   "probe report file unusable; left out", {{"error", e}});
+    }
+    report_errors_ = std::move(read.errors);
+  }
+  file_reports_ = std::move(read.reports);
+}
+
 bool StandaloneSource::Reconcile(bool reread, std::string* error) {
   // An operator rolled back: keep that until the manifests change for good.
   if (!reread && store_->Status().rolled_back) return true;
   const int64_t now_ms =
       options_.wall_ms ? options_.wall_ms() : runtime::WallMs();
   if (reread) ReadManifests();
+  std::vector<nlohmann::json> others;
+  {
+    std::lock_guard lock(reports_mu_);
+    others = file_reports_;
+  }
   const StandalonePass pass = pipeline_.Plan(
       StandaloneReport(
           checked_nodes_,
           prober_ ? prober_->Snapshot()
                   : std::map<std::string, probe::NodeProbeState>{},
           options_.vantage.empty() ? "standalone" : options_.vantage, now_ms),
-      now_ms);
+      std::move(others), now_ms);
   const std::vector<ManifestError> errors = ManifestErrors(
       file_errors_, pass.plan.invalid_objects, pipeline_.sources());
   const std::string dir = dir_.string();

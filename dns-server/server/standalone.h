@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ struct StandaloneOptions {
   // The vantage: the probe metrics' label (the server's identity) and the
   // name of the report the plan reads ("standalone" when empty).
   std::string vantage;
+  // --probe-reports: a directory of other vantages' ProbeReport files
+  // (report_files.h), planned with the in-process vantage's; empty: none.
+  std::filesystem::path probe_reports_dir;
   // Route-table versions the plan keeps (--snapshot-history).
   size_t snapshot_history = 5;
   // The wall clock the plans run on (unix ms); default the system clock.
@@ -86,6 +90,9 @@ class StandaloneSource {
   // Serves the pass's new route table, if any, then commits the pass and
   // logs it. False with `error` when it was refused.
   bool Apply(const StandalonePass& pass, std::string* error);
+  // Reads the report files (probe_reports_dir), logging what changed in
+  // their errors. Start, then the report watcher's thread.
+  void ReadReports();
   // Hands the world's checks to the prober.
   void UpdateProbeTargets(const World& world);
   // Runs a pass soon on the watcher thread (or once it exists).
@@ -106,6 +113,10 @@ class StandaloneSource {
   std::unique_ptr<runtime::DirWatcher> watcher_;
   bool poke_pending_ = false;  // poked before the watcher existed
   std::atomic<uint64_t> passes_{0};
+  std::mutex reports_mu_;  // guards file_reports_, report_errors_
+  std::vector<nlohmann::json> file_reports_;
+  std::vector<std::string> report_errors_;
+  std::unique_ptr<runtime::DirWatcher> reports_watcher_;
 };
 
 }  // namespace ax::dns

@@ -41,16 +41,25 @@ void StandalonePipeline::SetObjects(ManifestObjects read) {
 }
 
 StandalonePass StandalonePipeline::Plan(const ProbeReport& report,
+                                        std::vector<json> others,
                                         int64_t now_ms) {
-  json object = ProbeReportToJson(report);
-  object["metadata"]["generation"] = 1;
-  // As the API keeps a report's status while ax-probe rewrites its spec.
-  for (const json& held : observed_.probe_reports) {
-    if (held.contains("status") && held["metadata"] == object["metadata"]) {
-      object["status"] = held["status"];
+  std::vector<json> reports = {ProbeReportToJson(report)};
+  for (json& other : others) reports.push_back(std::move(other));
+  for (json& object : reports) {
+    // Without metadata the report is invalid, which the plan says by name.
+    if (!object.contains("metadata") || !object["metadata"].is_object()) {
+      continue;
+    }
+    object["metadata"]["generation"] = 1;
+    // As the API keeps a report's status while ax-probe rewrites its spec.
+    for (const json& held : observed_.probe_reports) {
+      if (held.contains("status") &&
+          held.value("metadata", json()) == object["metadata"]) {
+        object["status"] = held["status"];
+      }
     }
   }
-  observed_.probe_reports = {std::move(object)};
+  observed_.probe_reports = std::move(reports);
   observed_.now_ms = now_ms;
 
   StandalonePass pass{.plan = controller::ComputePlan(observed_)};

@@ -190,6 +190,32 @@ std::vector<MetricFamily> OperatorMetrics::Collect() const {
       runtime::AddSample(vantages, cut ? 1 : 0, {{"vantage", vantage}});
     }
     out.push_back(std::move(vantages));
+    auto future = Family("ax_operator_probe_reports_future",
+                         "ProbeReports ignored because observedAt lies more "
+                         "than the quorum's max future skew ahead",
+                         MetricType::Gauge);
+    runtime::AddSample(future, static_cast<double>(s.future_reports));
+    out.push_back(std::move(future));
+    auto groups = Family("ax_operator_vantage_group_vantages",
+                         "per vantage group: its fresh, trusted vantages (0: "
+                         "its Regions use the global verdicts)",
+                         MetricType::Gauge);
+    for (const auto& [group, n] : s.group_vantages) {
+      runtime::AddSample(groups, static_cast<double>(n), {{"group", group}});
+    }
+    out.push_back(std::move(groups));
+    auto group_down =
+        Family("ax_operator_vantage_group_node_down",
+               "1 per node a vantage group sees Down, labelled with the "
+               "node's global health",
+               MetricType::Gauge);
+    for (const auto& [key, global] : s.group_down) {
+      runtime::AddSample(group_down, 1,
+                         {{"group", key.first},
+                          {"node", key.second},
+                          {"global", HealthName(global)}});
+    }
+    out.push_back(std::move(group_down));
   }
   std::sort(out.begin(), out.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });

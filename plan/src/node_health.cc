@@ -11,9 +11,10 @@
 namespace ax::controller {
 namespace {
 
-constexpr NameTable<Vote, 3> kVoteNames{{
+constexpr NameTable<Vote, 4> kVoteNames{{
     {Vote::kCounted, "Counted"},
     {Vote::kStale, "Stale"},
+    {Vote::kFuture, "Future"},
     {Vote::kDiscounted, "Discounted"},
 }};
 
@@ -50,6 +51,7 @@ NodeHealth DecideNodeHealth(const std::vector<nlohmann::json>& probe_reports,
       DecideGroupQuorums(regions, verdicts, out.quorum, now_ms, policy);
   const auto latest = LatestPerVantage(verdicts);
   auto vote_of = [&](const std::string& vantage, int64_t observed_at_ms) {
+    if (IsFromTheFuture(observed_at_ms, now_ms, policy)) return Vote::kFuture;
     if (IsStale(observed_at_ms, now_ms, policy)) return Vote::kStale;
     const auto& cut = out.quorum.cut_off_vantages;
     return std::binary_search(cut.begin(), cut.end(), vantage)
@@ -66,11 +68,14 @@ NodeHealth DecideNodeHealth(const std::vector<nlohmann::json>& probe_reports,
                                       report.observed_at_ms,
                                       r.consecutive_failures});
     }
+    // IsStale turns true one millisecond past max_age; a report from the
+    // future starts to count once now is within max_future of it.
+    const int64_t change_at =
+        vote == Vote::kFuture ? report.observed_at_ms - policy.max_future_ms
+                              : report.observed_at_ms + policy.max_age_ms + 1;
     if (vote != Vote::kStale) {
-      // IsStale turns true one millisecond past max_age.
-      const int64_t stale_at = report.observed_at_ms + policy.max_age_ms + 1;
       out.next_change_ms =
-          std::min(out.next_change_ms.value_or(stale_at), stale_at);
+          std::min(out.next_change_ms.value_or(change_at), change_at);
     }
   }
 
@@ -87,6 +92,9 @@ NodeHealth DecideNodeHealth(const std::vector<nlohmann::json>& probe_reports,
         break;
       case Vote::kStale:
         view.use = ReportUse::kStale;
+        break;
+      case Vote::kFuture:
+        view.use = ReportUse::kFuture;
         break;
       case Vote::kDiscounted:
         view.use = ReportUse::kDiscounted;

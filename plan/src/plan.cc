@@ -9,7 +9,7 @@
 
 #include "ax/build_snapshot.h"
 #include "ax/controller/canary_progress.h"
-#include "ax/controller/latency_hold.h"
+#include "ax/controller/measurement_hold.h"
 #include "ax/controller/node_health.h"
 #include "ax/controller/statuses.h"
 #include "ax/gather.h"
@@ -134,11 +134,23 @@ PlanSummary Summarise(const RouteTableDecision& d, const Snapshot* built,
   s.stale_vantages = health.quorum.stale_vantages.size();
   s.cut_off_vantages = health.quorum.cut_off_vantages.size();
   for (const ReportView& r : health.reports) {
+    s.future_reports += r.use == ReportUse::kFuture;
+  }
+  for (const ReportView& r : health.reports) {
     if (r.use == ReportUse::kCounted || r.use == ReportUse::kDiscounted) {
       s.vantage_cut_off[r.vantage] = r.use == ReportUse::kDiscounted;
     }
   }
   if (built) {
+    for (const SnapshotVantageGroup& g : built->vantage_groups) {
+      s.group_vantages[g.name] = g.vantages;
+      if (g.vantages == 0) continue;  // its Down votes count for nobody
+      for (const GroupNodeView& v : g.nodes) {
+        if (v.health != Health::kDown) continue;
+        const SnapshotNode& node = built->nodes[v.node];
+        s.group_down[{g.name, node.name}] = node.health;
+      }
+    }
     const SnapshotNodeIndex nodes = IndexNodes(*built);
     for (const Region& region : gathered.world.regions) {
       if (region.nodes.empty()) continue;
@@ -169,7 +181,9 @@ Plan ComputePlan(const ObservedState& observed) {
         previous.snapshot ? &*previous.snapshot : nullptr;
     built = BuildSnapshot(
         gathered.world,
-        HoldLatencies(status, in_force, options.measurement_tolerance),
+        HoldLoads(
+            HoldLatencies(status, in_force, options.measurement_tolerance),
+            gathered.world, in_force, options.measurement_tolerance),
         in_force,
         BuildOptions{.now_ms = observed.now_ms,
                      .version = previous.highest_version + 1,

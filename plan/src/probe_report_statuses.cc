@@ -35,6 +35,13 @@ void PlanProbeReportStatuses(const StatusInputs& in, StatusOutput& out) {
                           std::to_string(policy.max_age_ms) +
                           " ms: its votes do not count");
         break;
+      case ReportUse::kFuture:
+        ready = Ready(ConditionStatus::kFalse, "FromTheFuture",
+                      "observedAt " + observed + " is more than " +
+                          std::to_string(policy.max_future_ms) +
+                          " ms ahead of the operator's clock: ignored until "
+                          "then (a skewed clock, or a forged report)");
+        break;
       case ReportUse::kDiscounted:
         ready = Ready(ConditionStatus::kFalse, "CutOff",
                       "vantage " + view.vantage +

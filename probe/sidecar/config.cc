@@ -24,6 +24,36 @@ bool SetVantage(SidecarConfig& c, const std::string& v, std::string*) {
   return true;
 }
 
+bool SetArea(SidecarConfig& c, const std::string& v, std::string*) {
+  c.identity.area = v;
+  return true;
+}
+
+bool SetIsp(SidecarConfig& c, const std::string& v, std::string*) {
+  c.identity.isp = v;
+  return true;
+}
+
+// KEY=VALUE each; the key non-empty and given once.
+bool SetLabels(SidecarConfig& c, const runtime::FlagValues& values,
+               std::string* error) {
+  c.identity.labels.clear();
+  for (const std::string& label : values) {
+    if (label.empty()) continue;
+    const size_t eq = label.find('=');
+    if (eq == 0 || eq == std::string::npos) {
+      *error = "\"" + label + "\" is not KEY=VALUE";
+      return false;
+    }
+    if (!c.identity.labels.emplace(label.substr(0, eq), label.substr(eq + 1))
+             .second) {
+      *error = "label \"" + label.substr(0, eq) + "\" given twice";
+      return false;
+    }
+  }
+  return true;
+}
+
 const std::vector<Flag>& Flags() {
   static const std::vector<Flag> flags = {
       {"config", "FILE", "",
@@ -42,6 +72,17 @@ const std::vector<Flag>& Flags() {
       {"vantage", "NAME", "",
        "this prober's name in reports and metrics (default: the host name)",
        runtime::OneValue<SidecarConfig>(SetVantage)},
+      {"vantage-area", "AREA", "",
+       "the area this prober probes from (e.g. cn-south): it measures for "
+       "the Regions of that area",
+       runtime::OneValue<SidecarConfig>(SetArea)},
+      {"vantage-isp", "ISP", "",
+       "the ISP network it probes from (e.g. unicom): it measures for the "
+       "Regions of its area with that isp (or isp any)",
+       runtime::OneValue<SidecarConfig>(SetIsp)},
+      {"vantage-label", "KEY=VALUE", "",
+       "a label of this vantage, for Region vantageSelectors; repeatable",
+       SetLabels, runtime::FlagArity::kList},
       {"report", "FILE", "-",
        "write the ProbeReport JSON to FILE (atomically replaced), - for "
        "stdout (one JSON per line); empty: no report",

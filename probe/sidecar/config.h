@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ax/runtime/log.h"
+#include "ax/vantage.h"
 
 namespace ax::probe {
 
@@ -22,7 +23,11 @@ struct SidecarConfig {
   std::string manifests_dir;
   bool nodes_api = false;
   std::string vantage;  // report identity; the host name by default
-  std::string report;   // "-" stdout (one JSON per line), "" none, FILE
+  // Where the vantage sits (--vantage-area/-isp/-label): the Regions of that
+  // area and isp, or whose vantageSelector its labels match, are answered
+  // with what it measures.
+  VantageIdentity identity;
+  std::string report;  // "-" stdout (one JSON per line), "" none, FILE
   std::chrono::milliseconds heartbeat{10'000};
   // --report-api: also apply the report through the Kubernetes API. It and
   // --nodes-api reach the API with --kubeconfig (else $KUBECONFIG,

@@ -199,8 +199,9 @@ void ProbeSidecar::ReportLoop() {
     const std::vector<std::string> nodes = nodes_;
     lock.unlock();
 
-    const ProbeReport report = BuildReport(nodes, engine_->Snapshot(),
-                                           config_.vantage, runtime::WallMs());
+    ProbeReport report = BuildReport(nodes, engine_->Snapshot(),
+                                     config_.vantage, runtime::WallMs());
+    report.identity = config_.identity;
     HealthKey key = HealthKeyOf(report);
     const int64_t now = MonoMs();
     if (schedule.Due(key, now)) {

@@ -365,11 +365,16 @@ class KubeControlPlane:
         return r
 
     def token(self, service_account: str, namespace: str = "default",
-              duration: str = "1h") -> str:
+              duration: str = "1h", bound_pod: tuple[str, str] | None = None) -> str:
         """A TokenRequest token for the service account (which must exist; no
-        controller creates any). duration: "10m" at least, as the API requires."""
+        controller creates any). duration: "10m" at least, as the API requires.
+        bound_pod (name, uid): bound to that Pod, as a pod's projected token is (the
+        apiserver then puts the pod's name in the user's extra info)."""
+        bound = [] if bound_pod is None else [
+            "--bound-object-kind=Pod", f"--bound-object-name={bound_pod[0]}",
+            f"--bound-object-uid={bound_pod[1]}"]
         return self.kubectl("create", "token", service_account, "-n", namespace,
-                            f"--duration={duration}").stdout.strip()
+                            f"--duration={duration}", *bound).stdout.strip()
 
     def apply_crds(self, directory: Path, timeout: float = 60.0) -> list[str]:
         """kubectl apply -f directory; waits until each CustomResourceDefinition in it

@@ -29,9 +29,11 @@ def operator_binary() -> Path:
     return built_binary("AX_OPERATOR_BIN", "operator/ax-operator")
 
 
-def token_kubeconfig(kube, service_account: str, path: Path) -> Path:
-    """A kubeconfig for SA's TokenRequest token in NS: no client cert, RBAC decides."""
-    token = kube.token(service_account, NS, "2h")
+def token_kubeconfig(kube, service_account: str, path: Path,
+                     bound_pod: tuple[str, str] | None = None) -> Path:
+    """A kubeconfig for SA's TokenRequest token in NS (bound to the Pod (name, uid)
+    when given): no client cert, RBAC decides."""
+    token = kube.token(service_account, NS, "2h", bound_pod)
     config = {
         "apiVersion": "v1", "kind": "Config",
         "clusters": [{"name": "test", "cluster": {

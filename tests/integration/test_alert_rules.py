@@ -225,7 +225,7 @@ def test_operator_metrics_only_in_the_operator_group():
 
 # --- the runbook ---------------------------------------------------------------------
 
-def test_operator_metrics_table_is_the_issue_6_list():
+def test_operator_metrics_table_is_the_issue_6_and_14_list():
     assert {n: (m["type"], set(m["labels"])) for n, m in OPERATOR_METRICS.items()} == {
         "ax_operator_leader": ("gauge", {"pod"}),
         "ax_operator_reconcile_duration_seconds": ("histogram", set()),
@@ -238,6 +238,10 @@ def test_operator_metrics_table_is_the_issue_6_list():
         "ax_operator_region_healthy_nodes": ("gauge", {"region"}),
         "ax_operator_vantage_cut_off": ("gauge", {"vantage"}),
         "ax_operator_canary_rollbacks_total": ("counter", {"canary"}),
+        # issue 14: vantage groups, reports from the future
+        "ax_operator_vantage_group_vantages": ("gauge", {"group"}),
+        "ax_operator_vantage_group_node_down": ("gauge", {"group", "node", "global"}),
+        "ax_operator_probe_reports_future": ("gauge", set()),
     }
 
 

@@ -25,6 +25,10 @@ struct VantageVerdicts {
 
 struct QuorumPolicy {
   int64_t max_age_ms = 30000;  // older reports are stale and ignored
+  // Reports stamped further ahead of now are ignored: beyond this it is not
+  // clock skew but a broken clock, or a forged report that would otherwise
+  // stay fresh forever.
+  int64_t max_future_ms = 10000;
   // A vantage must report at least this many nodes, all Down, to be judged cut
   // off: with one node, "all down" is just that node being down.
   uint32_t min_nodes_for_cutoff = 2;
@@ -35,8 +39,8 @@ struct NodeVerdict {
   uint32_t up_votes = 0;
   uint32_t down_votes = 0;
   uint32_t unknown_votes = 0;
-  std::vector<std::string> counted;     // vantages whose vote counted
-  std::vector<std::string> stale;       // reported this node, too old
+  std::vector<std::string> counted;  // vantages whose vote counted
+  std::vector<std::string> stale;    // reported this node, too old (or ahead)
   std::vector<std::string> discounted;  // reported this node, cut off
   std::optional<double> latency_ms;     // median over counted vantages
   std::optional<NodeLoad> load;         // from the freshest counted vantage
@@ -48,21 +52,27 @@ struct QuorumResult {
   std::map<std::string, NodeVerdict> nodes;   // every node any vantage reported
   std::vector<std::string> cut_off_vantages;  // sorted
   std::vector<std::string> stale_vantages;    // sorted
+  std::vector<std::string> future_vantages;   // sorted: stamped too far ahead
 
   StatusMap ToStatusMap() const;
 };
 
 // Whether a report observed at `observed_at_ms` is too old to count at
-// `now_ms`. A report stamped in the future (clock skew) counts as fresh.
+// `now_ms`. A report stamped slightly in the future (clock skew) is fresh.
 bool IsStale(int64_t observed_at_ms, int64_t now_ms,
              const QuorumPolicy& policy);
+// Whether it is stamped more than max_future_ms ahead of `now_ms`: ignored
+// (neither fresh nor stale) until now catches up.
+bool IsFromTheFuture(int64_t observed_at_ms, int64_t now_ms,
+                     const QuorumPolicy& policy);
 
 // The report DecideQuorum uses per vantage name: the freshest one (the first
 // of equally fresh ones), in name order.
 std::map<std::string, const VantageVerdicts*> LatestPerVantage(
     const std::vector<VantageVerdicts>& reports);
 
-// Decides every reported node. Rules: a report older than max_age_ms is stale.
+// Decides every reported node. Rules: a report older than max_age_ms is stale;
+// one stamped more than max_future_ms ahead is ignored.
 // A fresh vantage reporting >= min_nodes_for_cutoff nodes, all Down, while
 // another fresh vantage sees one of those nodes Up, is cut off and discounted.
 // Among counted Up/Down votes the strict majority wins; a tie keeps the node Up

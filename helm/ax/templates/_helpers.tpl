@@ -133,3 +133,10 @@ zones:
 - podSelector: {}
 {{- end -}}
 {{- end -}}
+
+{{- /* A label map as "k=v,k2=v2", keys in order: the admission policy's parameter form. */ -}}
+{{- define "ax.labelList" -}}
+{{- $pairs := list -}}
+{{- range $key, $value := . }}{{ $pairs = append $pairs (printf "%s=%s" $key $value) }}{{ end -}}
+{{- join "," $pairs -}}
+{{- end -}}

@@ -2,7 +2,7 @@
 helm binary that scripts/setup-kube.sh builds, the committed values sets (values/) and
 their golden renderings (golden/), and the renderings deploy/rbac/ is made of.
 
-AX_UPDATE_GOLDEN=1 rewrites golden/*.yaml and deploy/rbac/*.yaml from the chart instead
+AX_UPDATE_GOLDEN=1 rewrites golden/*.yaml, deploy/rbac/*.yaml and deploy/admission/*.yaml from the chart instead
 of comparing (then review the diff)."""
 
 from __future__ import annotations
@@ -27,6 +27,10 @@ KUBE_VERSION = "1.36.3"
 # deploy/rbac/<file> is exactly this template rendered for release ax in ax-system.
 RBAC_TEMPLATES = {"ax-dns.yaml": "templates/rbac-dns.yaml",
                   "ax-operator.yaml": "templates/rbac-operator.yaml"}
+# deploy/admission/<file>: the same for the ProbeReport admission policy (apart from
+# deploy/rbac/, which the kube suites apply without it).
+ADMISSION_DIR = REPO / "deploy" / "admission"
+ADMISSION_TEMPLATES = {"ax-probereport-vantage.yaml": "templates/admission.yaml"}
 
 
 def updating() -> bool:
@@ -80,6 +84,7 @@ def pod_specs(docs: list[dict]) -> list[tuple[str, dict]]:
 def check_or_update(path: Path, rendered: str) -> None:
     """Compares a committed rendering with the chart's; AX_UPDATE_GOLDEN=1 rewrites it."""
     if updating():
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(rendered)
         return
     assert path.is_file(), f"{path} missing: run with AX_UPDATE_GOLDEN=1"

@@ -18,7 +18,8 @@ import pytest
 import yaml
 
 from chart import (
-    CHART, GOLDEN, NAMESPACE, RBAC_DIR, RBAC_TEMPLATES, REPO, VALUES, by_kind_name,
+    ADMISSION_DIR, ADMISSION_TEMPLATES, CHART, GOLDEN, NAMESPACE, RBAC_DIR, RBAC_TEMPLATES,
+    REPO, VALUES, by_kind_name,
     check_or_update, documents, helm, pod_specs, render, template, values_sets)
 from test_alert_rules import base_metric, expr_metric_names
 
@@ -43,12 +44,17 @@ def test_template_matches_golden(values_set):
     check_or_update(GOLDEN / f"{values_set}.yaml", render(values_set))
 
 
-@pytest.mark.parametrize("file_name", sorted(RBAC_TEMPLATES))
-def test_deploy_rbac_is_the_charts_rendering(file_name):
-    """The kube suites apply deploy/rbac/; the chart installs the same objects."""
-    rendered = template("--show-only", RBAC_TEMPLATES[file_name]).stdout
-    check_or_update(RBAC_DIR / file_name, rendered)
-    assert sorted(p.name for p in RBAC_DIR.glob("*.yaml")) == sorted(RBAC_TEMPLATES)
+DEPLOY_RENDERINGS = {RBAC_DIR: RBAC_TEMPLATES, ADMISSION_DIR: ADMISSION_TEMPLATES}
+
+
+@pytest.mark.parametrize("folder,file_name", sorted(
+    (folder, name) for folder, files in DEPLOY_RENDERINGS.items() for name in files))
+def test_deploy_is_the_charts_rendering(folder, file_name):
+    """The kube suites apply deploy/rbac/ (and deploy/admission/ where they test the
+    policy); the chart installs the same objects."""
+    rendered = template("--show-only", DEPLOY_RENDERINGS[folder][file_name]).stdout
+    check_or_update(folder / file_name, rendered)
+    assert sorted(p.name for p in folder.glob("*.yaml")) == sorted(DEPLOY_RENDERINGS[folder])
 
 
 def test_rbac_is_namespaced_and_least_privilege():

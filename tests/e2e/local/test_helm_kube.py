@@ -21,7 +21,6 @@ import os
 import re
 import subprocess
 import time
-import uuid
 
 import pytest
 
@@ -39,7 +38,10 @@ GEO_ANSWERS = {
     "123.125.114.0/24": {"198.51.100.20"},  # Beijing unicom -> bj-01
     "8.8.8.0/24": {"203.0.113.30", "203.0.113.31"},  # US -> sj-01, sj-02
 }
-POD = {"POD_NAME": "ax-dns-5f7c9-local", "POD_UID": str(uuid.uuid4())}
+# The ax-dns pod the harness stands in for: created as an object (it never runs), so
+# that the sidecar's token is bound to it as a projected one is, and the chart's
+# admission policy sees the pod's name (the vantage) in it. POD_UID is filled in then.
+POD = {"POD_NAME": "ax-dns-5f7c9-local", "POD_UID": ""}
 
 
 def helm_env(kube) -> dict:
@@ -73,8 +75,14 @@ def test_helm_install_creates_the_crds_and_objects(kube, installed):
                  "role.rbac.authorization.k8s.io/ax-dns-route-table",
                  "role.rbac.authorization.k8s.io/ax-probe",
                  "poddisruptionbudget.policy/ax-operator", "configmap/ax-dns-config",
-                 "configmap/ax-dashboard"):
+                 "configmap/ax-dashboard", "configmap/ax-vantages"):
         assert name in objects, (name, objects)
+    policies = kube.kubectl("get", "validatingadmissionpolicy,"
+                            "validatingadmissionpolicybinding", "-o", "name").stdout.split()
+    assert policies == [
+        "validatingadmissionpolicy.admissionregistration.k8s.io/ax-probereport-vantage",
+        "validatingadmissionpolicybinding.admissionregistration.k8s.io/"
+        "ax-probereport-vantage"], policies
     status = helm("status", RELEASE, "-n", NAMESPACE, "-o", "json", env=helm_env(kube))
     assert json.loads(status.stdout)["info"]["status"] == "deployed"
     # NOTES: how to query with ECS and how to ask for the explanation.
@@ -124,12 +132,30 @@ def container_args(kube, deployment: str, container: str) -> list[str]:
     return c["args"]
 
 
+def create_dns_pod(kube) -> str:
+    """The stand-in ax-dns Pod object (restricted-compliant); returns its uid."""
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": POD["POD_NAME"], "namespace": NAMESPACE},
+           "spec": {"serviceAccountName": "ax-dns",
+                    "securityContext": {"runAsNonRoot": True, "runAsUser": 65532,
+                                        "seccompProfile": {"type": "RuntimeDefault"}},
+                    "containers": [{"name": "ax-dns", "image": "ax-dns:never-runs",
+                                    "securityContext": {
+                                        "allowPrivilegeEscalation": False,
+                                        "capabilities": {"drop": ["ALL"]}}}]}}
+    out = kube.kubectl("apply", "-f", "-", "-o", "json", input=json.dumps(pod)).stdout
+    return json.loads(out)["metadata"]["uid"]
+
+
 @pytest.fixture(scope="module")
 def tokens(kube, installed, tmp_path_factory):
-    """Kubeconfigs with TokenRequest tokens of the chart's two service accounts."""
+    """Kubeconfigs with TokenRequest tokens of the chart's two service accounts; the
+    ax-dns one bound to the stand-in pod."""
     tmp = tmp_path_factory.mktemp("tokens")
-    return {sa: token_kubeconfig(kube, sa, tmp / f"{sa}.kubeconfig")
-            for sa in ("ax-operator", "ax-dns")}
+    POD["POD_UID"] = create_dns_pod(kube)
+    return {"ax-operator": token_kubeconfig(kube, "ax-operator", tmp / "ax-operator.kubeconfig"),
+            "ax-dns": token_kubeconfig(kube, "ax-dns", tmp / "ax-dns.kubeconfig",
+                                       (POD["POD_NAME"], POD["POD_UID"]))}
 
 
 @pytest.fixture(scope="module")

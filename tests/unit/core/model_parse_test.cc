@@ -151,6 +151,14 @@ TEST(ModelParseTest, NormalisesNamesAndCodes) {
   EXPECT_TRUE(region.match.catch_all);
   EXPECT_EQ(region.nodes, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(region.fallback_regions, std::vector<std::string>{"c"});
+  EXPECT_FALSE(region.vantage_selector);  // the area and isp's vantages
+
+  Parsed v = Parse(Manifest(
+      "Region", {{"nodes", {"a"}},
+                 {"vantageSelector", {{"matchLabels", {{"isp", "unicom"}}}}}}));
+  ASSERT_TRUE(v.appended);
+  EXPECT_EQ(v.world.regions[0].vantage_selector,
+            (std::map<std::string, std::string>{{"isp", "unicom"}}));
 }
 
 TEST(ModelParseTest, GrpcServiceConfigFromObjectOrStringIsStoredCompact) {
@@ -297,6 +305,12 @@ INSTANTIATE_TEST_SUITE_P(
                       {"zone", "b"},
                       {"nodeSelector", {{"matchExpressions", json::array()}}}}),
             "Domain/x", "spec.nodeSelector.matchExpressions", "unknown field"},
+        ErrorCase{"VantageExpressionsUnsupported",
+                  Manifest("Region", {{"nodes", {"a"}},
+                                      {"vantageSelector",
+                                       {{"matchExpressions", json::array()}}}}),
+                  "Region/x", "spec.vantageSelector.matchExpressions",
+                  "unknown field"},
         ErrorCase{"QuotedNumber", Manifest("Node", {{"weight", "100"}}),
                   "Node/x", "spec.weight", "must be an integer"},
         ErrorCase{"NegativeNumber", Manifest("Node", {{"weight", -1}}),

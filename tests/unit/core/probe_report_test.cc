@@ -122,6 +122,20 @@ TEST(ProbeReportTest, RoundTripReproducesBytes) {
   EXPECT_FALSE(back.results[1].load);
 }
 
+TEST(ProbeReportTest, TheVantagesPlaceRoundTripsAndIsLeftOutWhenUnset) {
+  EXPECT_FALSE(ProbeReportToJson(Sample())["spec"].contains("area"));
+  ProbeReport report = Sample();
+  report.identity = {
+      .area = "cn-south", .isp = "unicom", .labels = {{"tier", "edge"}}};
+  const json doc = ProbeReportToJson(report);
+  EXPECT_EQ(doc["spec"]["area"], "cn-south");
+  EXPECT_EQ(doc["spec"]["labels"], json({{"tier", "edge"}}));
+  const ParseProbeReportResult parsed = ParseProbeReport(doc);
+  ASSERT_TRUE(parsed.report);
+  EXPECT_EQ(parsed.report->identity, report.identity);
+  EXPECT_EQ(ToVantageVerdicts(*parsed.report).identity, report.identity);
+}
+
 TEST(ProbeReportTest, KubernetesExtrasAreAllowed) {
   json doc = ProbeReportToJson(Sample());
   doc["metadata"]["uid"] = "1234";
@@ -185,6 +199,9 @@ INSTANTIATE_TEST_SUITE_P(
                  "report.json: ProbeReport/pod-a: "
                  "spec.results[0].load.connections: must be a number >= 0, "
                  "got \"many\""},
+        BadField{"LabelNotText", "/spec/labels", json({{"tier", 1}}),
+                 "report.json: ProbeReport/pod-a: spec.labels.tier: must be "
+                 "a string, got 1"},
         BadField{"BadTime", "/spec/observedAt", "yesterday",
                  "report.json: ProbeReport/pod-a: spec.observedAt: must be an "
                  "RFC 3339 time like 2026-12-01T00:00:00.000Z, got "

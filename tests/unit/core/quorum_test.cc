@@ -326,6 +326,24 @@ TEST(QuorumTest, ToStatusMapCarriesVerdicts) {
   EXPECT_FALSE(m.at("n2").load);
 }
 
+TEST(QuorumTest, AReportFromTheFutureIsIgnoredSkewIsNot) {
+  // A forged (or broken-clock) report a minute ahead would stay fresh for a
+  // minute more: it does not count; 5 s of skew does.
+  const QuorumResult r =
+      DecideQuorum({V("forged", {{"n1", St(kDown)}}, kNow + 60'000),
+                    V("skewed", {{"n1", St(kUp)}}, kNow + 5'000)},
+                   kNow, {});
+  EXPECT_THAT(r.future_vantages, ElementsAre("forged"));
+  EXPECT_THAT(r.stale_vantages, IsEmpty());
+  const NodeVerdict& v = r.nodes.at("n1");
+  EXPECT_EQ(v.health, kUp);
+  EXPECT_EQ(v.down_votes, 0u);
+  EXPECT_THAT(v.counted, ElementsAre("skewed"));
+  EXPECT_NE(v.reason.find("forged ignored: report 60000 ms ahead of now"),
+            std::string::npos)
+      << v.reason;
+}
+
 TEST(QuorumTest, NoReportsNoNodes) {
   QuorumResult r = DecideQuorum({}, kNow, {});
   EXPECT_THAT(r.nodes, IsEmpty());

@@ -18,8 +18,9 @@
 namespace ax::controller {
 
 // How a vantage's report counted in the quorum (Node status vantages[].vote).
-enum class Vote { kCounted, kStale, kDiscounted };
-const char* VoteName(Vote vote);  // "Counted", "Stale", "Discounted"
+enum class Vote { kCounted, kStale, kFuture, kDiscounted };
+// "Counted", "Stale", "Future", "Discounted"
+const char* VoteName(Vote vote);
 
 // One vantage's view of one node.
 struct VantageView {
@@ -35,6 +36,7 @@ struct VantageView {
 enum class ReportUse {
   kCounted,     // fresh, its votes counted
   kStale,       // older than the quorum's max age
+  kFuture,      // stamped further ahead of now than the quorum allows
   kDiscounted,  // its vantage sees every node down while others do not
   kSuperseded,  // another report of the same vantage is fresher
   kInvalid,     // failed to parse

@@ -32,8 +32,8 @@ struct PlanOptions {
   // Node status measurements (latency, load) move with every probe; a status
   // write for them alone waits until one moved by more than this share (or
   // 1 ms / 5 load points), so steady probing does not rewrite every Node.
-  // The snapshot holds its latencies the same way (latency_hold.h), so steady
-  // probing does not publish a version per report either.
+  // The snapshot holds its latencies the same way (measurement_hold.h), so
+  // steady probing does not publish a version per report either.
   double measurement_tolerance = 0.2;
 };
 

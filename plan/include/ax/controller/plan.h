@@ -38,12 +38,18 @@ struct PlanSummary {
   size_t invalid_objects = 0;  // left out (Domain..Canary) + bad ProbeReports
   size_t stale_vantages = 0;
   size_t cut_off_vantages = 0;
+  size_t future_reports = 0;  // stamped too far ahead: ignored
   // Regions that list nodes -> how many are Up and Active (as the Region's
   // status.healthyNodes); fallback-only Regions are left out.
   std::map<std::string, size_t> region_healthy_nodes;
   // Vantages with a fresh ProbeReport -> whether the quorum discounts them as
   // cut off.
   std::map<std::string, bool> vantage_cut_off;
+  // The built snapshot's vantage groups -> their fresh, trusted vantages (0:
+  // the group's regions use the global verdicts).
+  std::map<std::string, size_t> group_vantages;
+  // (group, node) that group sees Down -> the node's global health.
+  std::map<std::pair<std::string, std::string>, Health> group_down;
 };
 
 struct Plan {

@@ -54,6 +54,38 @@ TEST(ExplainTextTest, QuickstartExplanationReadsTopToBottom) {
             std::string::npos);
 }
 
+TEST(ExplainTextTest, TheVantageGroupThatMeasuredAndWhereItDiffers) {
+  const nlohmann::json e = {
+      {"query", nlohmann::json::object()},
+      {"snapshot", nlohmann::json::object()},
+      {"geo", nlohmann::json::object()},
+      {"classification", nlohmann::json::object()},
+      {"domain", nlohmann::json::object()},
+      {"route", {{"rules", nlohmann::json::array()}}},
+      {"vantageGroup",
+       {{"name", "cn-south-unicom"},
+        {"vantages", 2},
+        {"usingGlobal", false},
+        {"differsFromGlobal",
+         {"gz-01: Down from cn-south-unicom vantages (0 up, 2 down), Up "
+          "globally"}}}},
+      {"candidates", nlohmann::json::array()},
+      {"pick", nlohmann::json::array()},
+      {"addresses", nlohmann::json::array()}};
+  const std::string text = ExplanationToText(e);
+  EXPECT_NE(text.find("measured    by vantage group cn-south-unicom, 2 fresh "
+                      "vantages\n            gz-01: Down from cn-south-unicom "
+                      "vantages (0 up, 2 down), Up globally\n"),
+            std::string::npos)
+      << text;
+  nlohmann::json none = e;
+  none["vantageGroup"]["vantages"] = 0;
+  none["vantageGroup"]["usingGlobal"] = true;
+  EXPECT_NE(ExplanationToText(none).find(
+                "0 fresh vantages: none fresh, the global verdicts apply"),
+            std::string::npos);
+}
+
 TEST(ExplainTextTest, ErrorIsOneLine) {
   EXPECT_EQ(ExplanationToText({{"error", "'x' is not a served domain"}}),
             "error: 'x' is not a served domain\n");

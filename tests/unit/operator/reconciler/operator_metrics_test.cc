@@ -33,6 +33,9 @@ PlanSummary Summary() {
   s.nodes_down = 1;
   s.region_healthy_nodes = {{"cn-south", 2}, {"us-west", 0}};
   s.vantage_cut_off = {{"ax-dns-0", false}, {"ax-dns-1", true}};
+  s.group_vantages = {{"cn-south-unicom", 2}, {"cn-north-any", 0}};
+  s.group_down = {{{"cn-south-unicom", "gz-01"}, Health::kUp}};
+  s.future_reports = 1;
   return s;
 }
 
@@ -90,6 +93,12 @@ TEST(OperatorMetrics, LeaderExportsTheStateItPublished) {
               HasSubstr("ax_operator_vantage_cut_off{vantage=\"ax-dns-1\"} 1"));
   EXPECT_THAT(text,
               HasSubstr("ax_operator_vantage_cut_off{vantage=\"ax-dns-0\"} 0"));
+  EXPECT_THAT(text, HasSubstr("ax_operator_vantage_group_vantages{group="
+                              "\"cn-north-any\"} 0"));
+  EXPECT_THAT(text, HasSubstr("ax_operator_vantage_group_node_down{group="
+                              "\"cn-south-unicom\",node=\"gz-01\",global="
+                              "\"Up\"} 1"));
+  EXPECT_THAT(text, HasSubstr("ax_operator_probe_reports_future 1"));
   EXPECT_THAT(text, HasSubstr("ax_operator_reconcile_errors_total{stage="
                               "\"publish\"} 1"));
   EXPECT_THAT(text, HasSubstr("ax_operator_canary_rollbacks_total{canary="

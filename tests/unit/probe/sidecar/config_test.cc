@@ -82,6 +82,31 @@ TEST(SidecarConfigTest, Refusals) {
   EXPECT_FALSE(Parse({"--manifests", "/m", "--log-level", "loud"}).ok);
 }
 
+TEST(SidecarConfigTest, TheVantagesPlaceInTheNetwork) {
+  const auto r =
+      Parse({"--manifests", "/m", "--vantage-area", "cn-south",
+             "--vantage-label", "tier=edge", "--vantage-label", "site=gz-idc"},
+            {{"AX_PROBE_VANTAGE_ISP", "unicom"}});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(
+      r.config.identity,
+      (VantageIdentity{.area = "cn-south",
+                       .isp = "unicom",
+                       .labels = {{"site", "gz-idc"}, {"tier", "edge"}}}));
+  // The chart passes labels as one comma list in the environment.
+  const auto env =
+      Parse({"--manifests", "/m"}, {{"AX_PROBE_VANTAGE_LABEL", "a=1,b="}});
+  ASSERT_TRUE(env.ok) << env.error;
+  EXPECT_EQ(env.config.identity.labels,
+            (std::map<std::string, std::string>{{"a", "1"}, {"b", ""}}));
+  EXPECT_EQ(Parse({"--manifests", "/m", "--vantage-label", "tier"}).error,
+            "--vantage-label: \"tier\" is not KEY=VALUE");
+  EXPECT_EQ(Parse({"--manifests", "/m", "--vantage-label", "a=1",
+                   "--vantage-label", "a=2"})
+                .error,
+            "--vantage-label: label \"a\" given twice");
+}
+
 TEST(SidecarConfigTest, ReportApiAndThePodFromTheDownwardApi) {
   const auto r = Parse({"--manifests", "/m", "--report-api", "--kubeconfig",
                         "/k", "--namespace", "ax-system"},

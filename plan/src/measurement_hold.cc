@@ -1,11 +1,13 @@
-// HoldLatencies (latency_hold.h): compare with the published value, keep it
-// while the change stays inside the tolerance.
-#include "ax/controller/latency_hold.h"
+// The measurement holds (measurement_hold.h): compare with the published
+// value, keep it while the change stays inside the tolerance.
+#include "ax/controller/measurement_hold.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string_view>
 #include <unordered_map>
+
+#include "ax/score.h"
 
 namespace ax::controller {
 
@@ -13,6 +15,8 @@ namespace {
 // Below this a change is noise on any network (and under the snapshot's own
 // 0.1 ms precision for loopback-fast nodes).
 constexpr double kLatencyFloorMs = 1.0;
+// Utilisation moves under 5 points are noise in any load report.
+constexpr double kUtilisationFloor = 0.05;
 
 // The published value while the new one stays inside the tolerance.
 double Hold(double now, double before, double tolerance) {
@@ -55,6 +59,39 @@ GroupQuorums HoldGroupLatencies(GroupQuorums groups, const Snapshot* previous,
     }
   }
   return groups;
+}
+
+StatusMap HoldLoads(StatusMap status, const World& world,
+                    const Snapshot* previous, double tolerance) {
+  if (!previous) return status;
+  std::unordered_map<std::string_view, double> published;
+  for (const SnapshotNode& n : previous->nodes) {
+    if (n.utilisation >= 0) published[n.name] = n.utilisation;
+  }
+  for (const Node& node : world.nodes) {
+    auto it = status.find(node.meta.name);
+    auto before = published.find(node.meta.name);
+    if (it == status.end() || before == published.end()) continue;
+    const double now = Utilisation(node.capacity, it->second.load);
+    if (now < 0) continue;
+    const double was = before->second;
+    const double allowed =
+        std::max(kUtilisationFloor, tolerance * std::max(now, was));
+    if ((now > kLoadKnee) != (was > kLoadKnee) ||
+        std::abs(now - was) > allowed) {
+      continue;
+    }
+    // A load whose utilisation is the published one: every declared
+    // capacity at that share (Utilisation takes the largest).
+    NodeLoad& load = *it->second.load;
+    if (node.capacity.bandwidth_mbps > 0) {
+      load.bandwidth_mbps = was * node.capacity.bandwidth_mbps;
+    }
+    if (node.capacity.connections > 0) {
+      load.connections = was * node.capacity.connections;
+    }
+  }
+  return status;
 }
 
 }  // namespace ax::controller
