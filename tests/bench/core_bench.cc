@@ -1,7 +1,8 @@
 // Decision-core benchmarks (issue 2 targets): one decision for a
 // 20-candidate region once the snapshot is built (target: well under 1 us),
 // classification, and building + serialising the snapshot for 1,000 nodes x 200
-// regions x 50 domains (target: well under 1 s, under 1 MiB). Rerun:
+// regions x 50 domains (target: well under 1 s, under 1 MiB), also with 6
+// vantage groups of 3 vantages each (issue 14: the quorums + build). Rerun:
 // tests/bench/run_micro_bench.sh core.
 #include <benchmark/benchmark.h>
 
@@ -45,6 +46,25 @@ void BM_BuildAndSerialiseSnapshot(benchmark::State& state) {
   state.counters["bytes"] = static_cast<double>(bytes);
 }
 BENCHMARK(BM_BuildAndSerialiseSnapshot)->Unit(benchmark::kMillisecond);
+
+// The plan's health and build steps with vantage groups: the global quorum
+// over 18 vantages x 1,000 nodes, each region's group quorum, the build.
+void BM_BuildSnapshotWithVantageGroups(benchmark::State& state) {
+  const World w = MakeWorld(1000, 200, 50, 5);
+  const std::vector<VantageVerdicts> reports =
+      ::ax::testing::MakeVantageReports(w, 6, 3, 1000);
+  size_t bytes = 0;
+  for (auto _ : state) {
+    const QuorumResult global = DecideQuorum(reports, 2000, {});
+    const Snapshot s =
+        BuildSnapshot(w, global.ToStatusMap(), nullptr, {.now_ms = 2000},
+                      DecideGroupQuorums(w.regions, reports, global, 2000, {}));
+    bytes = SerializeSnapshot(s).size();
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.counters["bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_BuildSnapshotWithVantageGroups)->Unit(benchmark::kMillisecond);
 
 void BM_ParseSnapshot(benchmark::State& state) {
   const World w = MakeWorld(1000, 200, 50, 5);

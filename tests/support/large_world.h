@@ -7,6 +7,7 @@
 
 #include "ax/model.h"
 #include "ax/node_status.h"
+#include "ax/quorum.h"
 
 namespace ax::testing {
 
@@ -85,6 +86,38 @@ inline StatusMap MakeStatus(const World& w) {
     status[w.nodes[i].meta.name] = s;
   }
   return status;
+}
+
+// `groups` x `per_group` vantages placed where MakeWorld's first `groups`
+// regions are (area-0/isp-0, area-0/isp-1, ...), each reporting every node:
+// Up with a latency that differs per group, except that group g sees the
+// nodes i with i % 23 == g Down (a path failure only it sees).
+inline std::vector<VantageVerdicts> MakeVantageReports(const World& w,
+                                                       int groups,
+                                                       int per_group,
+                                                       int64_t observed_at_ms) {
+  std::vector<VantageVerdicts> out;
+  for (int g = 0; g < groups; ++g) {
+    const Region& region = w.regions[static_cast<size_t>(g)];
+    for (int v = 0; v < per_group; ++v) {
+      VantageVerdicts report{
+          .vantage = region.area + "-" + region.isp + "-" + std::to_string(v),
+          .identity = {.area = region.area, .isp = region.isp, .labels = {}},
+          .observed_at_ms = observed_at_ms,
+          .nodes = {}};
+      for (size_t i = 0; i < w.nodes.size(); ++i) {
+        NodeStatus s;
+        s.health = static_cast<int>(i % 23) == g ? Health::kDown : Health::kUp;
+        if (s.health == Health::kUp) {
+          s.latency_ms = 5.0 + static_cast<double>((i * (g + 3)) % 60) + v;
+        }
+        s.health_changed_at_ms = 1000;
+        report.nodes[w.nodes[i].meta.name] = s;
+      }
+      out.push_back(std::move(report));
+    }
+  }
+  return out;
 }
 
 }  // namespace ax::testing

@@ -129,6 +129,26 @@ TEST(RouteTableConfigMap, OverOneMebibyteRawGzipsUnderTheLimit) {
   EXPECT_EQ(p.snapshot->content_hash, s.content_hash);
 }
 
+// Issue 14's scale: 1,000 Nodes x 200 Regions x 50 Domains with 6 vantage
+// groups of 3 vantages: the document stays valid and under 1 MiB gzipped.
+TEST(RouteTableConfigMap, VantageGroupsAtScaleStayUnderOneMebibyteGzipped) {
+  const World w = testing::MakeWorld(1000, 200, 50, 5);
+  const std::vector<VantageVerdicts> reports =
+      testing::MakeVantageReports(w, 6, 3, 1000);
+  const QuorumResult global = DecideQuorum(reports, 2000, {});
+  const Snapshot s =
+      BuildSnapshot(w, global.ToStatusMap(), nullptr, {.now_ms = 2000},
+                    DecideGroupQuorums(w.regions, reports, global, 2000, {}));
+  ASSERT_EQ(s.vantage_groups.size(), 6u);
+  EXPECT_TRUE(ValidateSnapshot(s).empty());
+  const std::string doc = SerializeSnapshot(s);
+  const RouteTablePayload payload =
+      EncodeRouteTablePayload(doc, kDefaultGzipThresholdBytes);
+  RecordProperty("json_bytes", static_cast<int>(doc.size()));
+  RecordProperty("payload_bytes", static_cast<int>(payload.payload_bytes));
+  EXPECT_LT(payload.payload_bytes, kConfigMapMaxBytes);
+}
+
 TEST(RouteTableConfigMap, MountedVolumeFiles) {
   const std::string doc = SerializeSnapshot(SmallSnapshot());
   DecodeRouteTableResult text = DecodeRouteTablePayload("snapshot.json", doc);
