@@ -397,12 +397,15 @@ bool HasMembers(const QuorumResult& group) {
 void AddVantageGroups(const std::vector<const Region*>& regions,
                       const GroupQuorums& groups, Snapshot& snap,
                       BuildContext& b) {
+  // Per region: the name of its group, when some vantage is a member.
+  std::vector<std::optional<std::string>> group_of(regions.size());
   std::map<std::string, uint32_t> index;
-  for (const Region* region : regions) {
-    const std::optional<VantageGroup> group = VantageGroupOf(*region);
+  for (size_t r = 0; r < regions.size(); ++r) {
+    const std::optional<VantageGroup> group = VantageGroupOf(*regions[r]);
     if (!group) continue;
     auto it = groups.find(group->name);
     if (it != groups.end() && HasMembers(it->second)) {
+      group_of[r] = group->name;
       index.emplace(group->name, 0);
     }
   }
@@ -431,11 +434,7 @@ void AddVantageGroups(const std::vector<const Region*>& regions,
     b.group_facts.push_back(std::move(facts));
   }
   for (size_t r = 0; r < regions.size(); ++r) {
-    const std::optional<VantageGroup> group = VantageGroupOf(*regions[r]);
-    if (!group) continue;
-    if (auto it = index.find(group->name); it != index.end()) {
-      snap.regions[r].vantage_group = it->second;
-    }
+    if (group_of[r]) snap.regions[r].vantage_group = index.at(*group_of[r]);
   }
 }
 

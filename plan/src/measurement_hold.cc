@@ -18,11 +18,16 @@ constexpr double kLatencyFloorMs = 1.0;
 // Utilisation moves under 5 points are noise in any load report.
 constexpr double kUtilisationFloor = 0.05;
 
-// The published value while the new one stays inside the tolerance.
+// Whether `now` moved from `before` by no more than `tolerance` of the
+// larger value, or no more than `floor`: noise, the published value stands.
+bool Within(double now, double before, double tolerance, double floor) {
+  return std::abs(now - before) <=
+         std::max(floor, tolerance * std::max(now, before));
+}
+
+// The published latency while the new one stays inside the tolerance.
 double Hold(double now, double before, double tolerance) {
-  const double allowed =
-      std::max(kLatencyFloorMs, tolerance * std::max(now, before));
-  return std::abs(now - before) <= allowed ? before : now;
+  return Within(now, before, tolerance, kLatencyFloorMs) ? before : now;
 }
 }  // namespace
 
@@ -75,10 +80,8 @@ StatusMap HoldLoads(StatusMap status, const World& world,
     const double now = Utilisation(node.capacity, it->second.load);
     if (now < 0) continue;
     const double was = before->second;
-    const double allowed =
-        std::max(kUtilisationFloor, tolerance * std::max(now, was));
     if ((now > kLoadKnee) != (was > kLoadKnee) ||
-        std::abs(now - was) > allowed) {
+        !Within(now, was, tolerance, kUtilisationFloor)) {
       continue;
     }
     // A load whose utilisation is the published one: every declared
