@@ -37,21 +37,6 @@ nlohmann::json Addresses(const std::vector<IpAddress>& addresses) {
   return out;
 }
 
-// What the client's vantage group saw of `node` (Up or Down), or null when
-// its region plans with the global verdicts for it.
-const GroupNodeView* SeenByGroup(const SnapshotVantageGroup* group,
-                                 uint32_t node) {
-  if (!group || group->vantages == 0) return nullptr;
-  auto it = std::lower_bound(
-      group->nodes.begin(), group->nodes.end(), node,
-      [](const GroupNodeView& v, uint32_t n) { return v.node < n; });
-  if (it == group->nodes.end() || it->node != node ||
-      it->health == Health::kUnknown) {
-    return nullptr;
-  }
-  return &*it;
-}
-
 // "gz-01: Down from cn-south-unicom vantages (0 up, 2 down), Up globally".
 std::string GroupLine(const SnapshotNode& n, const SnapshotVantageGroup& g,
                       const GroupNodeView& v) {
@@ -118,9 +103,7 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
                                req.now_ms, rng, &trace);
   const Route& route = s.routes[answer.route];
   const SnapshotVantageGroup* group =
-      cls.region != kNoIndex && s.regions[cls.region].vantage_group != kNoIndex
-          ? &s.vantage_groups[s.regions[cls.region].vantage_group]
-          : nullptr;
+      cls.region != kNoIndex ? GroupOf(s, s.regions[cls.region]) : nullptr;
 
   nlohmann::json out;
   const int cohort_bits = CohortPrefixLength(req.client.family);

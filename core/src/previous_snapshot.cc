@@ -11,13 +11,11 @@ PreviousSnapshot::PreviousSnapshot(const Snapshot* prev) : prev_(prev) {
     regions_[prev->regions[i].name] = i;
   for (const SnapshotNode& n : prev->nodes) health_[n.name] = n.health;
   for (const SnapshotRegion& r : prev->regions) {
-    if (r.vantage_group >= prev->vantage_groups.size()) continue;
-    const SnapshotVantageGroup& g = prev->vantage_groups[r.vantage_group];
-    if (g.vantages == 0) continue;
-    auto& seen = seen_by_region_[r.name];
-    for (const GroupNodeView& v : g.nodes) {
-      if (v.health != Health::kUnknown)
-        seen[prev->nodes[v.node].name] = v.health;
+    const SnapshotVantageGroup* g = GroupOf(*prev, r);
+    if (!g) continue;
+    for (const GroupNodeView& v : g->nodes) {
+      if (SeenByGroup(g, v.node))
+        seen_by_region_[r.name][prev->nodes[v.node].name] = v.health;
     }
   }
 }

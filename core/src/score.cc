@@ -50,6 +50,16 @@ NodeFacts FactsOf(const SnapshotNode& node) {
   return {node.admin_state, node.health, node.latency_ms, node.utilisation};
 }
 
+NodeFacts FactsSeenBy(const Snapshot& s, uint32_t node,
+                      const SnapshotVantageGroup* group) {
+  NodeFacts facts = FactsOf(s.nodes[node]);
+  if (const GroupNodeView* seen = SeenByGroup(group, node)) {
+    facts.health = seen->health;
+    facts.latency_ms = seen->latency_ms;
+  }
+  return facts;
+}
+
 bool Eligible(const NodeFacts& node, bool answer_unknown) {
   if (node.admin_state != AdminState::kActive) return false;
   return node.health == Health::kUp ||

@@ -28,6 +28,26 @@ bool SameCandidate(const Candidate& a, const Candidate& b) {
 
 }  // namespace
 
+const SnapshotVantageGroup* GroupOf(const Snapshot& s,
+                                    const SnapshotRegion& r) {
+  return r.vantage_group < s.vantage_groups.size()
+             ? &s.vantage_groups[r.vantage_group]
+             : nullptr;
+}
+
+const GroupNodeView* SeenByGroup(const SnapshotVantageGroup* group,
+                                 uint32_t node) {
+  if (!group || group->vantages == 0) return nullptr;
+  auto it = std::lower_bound(
+      group->nodes.begin(), group->nodes.end(), node,
+      [](const GroupNodeView& v, uint32_t n) { return v.node < n; });
+  if (it == group->nodes.end() || it->node != node ||
+      it->health == Health::kUnknown) {
+    return nullptr;
+  }
+  return &*it;
+}
+
 const char* RouteSourceName(RouteSource s) { return NameOf(kRouteSources, s); }
 
 std::optional<RouteSource> ParseRouteSource(std::string_view name) {

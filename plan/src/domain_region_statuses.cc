@@ -95,35 +95,72 @@ void PlanDomainStatuses(const StatusInputs& in, StatusOutput& out) {
   });
 }
 
-SnapshotNodeIndex IndexNodes(const Snapshot& snapshot) {
-  SnapshotNodeIndex nodes;
-  for (const SnapshotNode& n : snapshot.nodes) nodes[n.name] = &n;
-  return nodes;
+SnapshotIndex::SnapshotIndex(const Snapshot& snapshot) : snapshot_(snapshot) {
+  for (uint32_t i = 0; i < snapshot.nodes.size(); ++i)
+    nodes_[snapshot.nodes[i].name] = i;
+  for (const SnapshotRegion& r : snapshot.regions)
+    groups_[r.name] = ax::GroupOf(snapshot, r);
 }
 
-size_t HealthyNodeCount(const Region& region, const SnapshotNodeIndex& nodes) {
+const SnapshotVantageGroup* SnapshotIndex::GroupOf(
+    std::string_view region) const {
+  auto it = groups_.find(region);
+  return it == groups_.end() ? nullptr : it->second;
+}
+
+std::optional<NodeFacts> SnapshotIndex::FactsFor(std::string_view region,
+                                                 std::string_view node) const {
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) return std::nullopt;
+  return FactsSeenBy(snapshot_, it->second, GroupOf(region));
+}
+
+size_t HealthyNodeCount(const Region& region, const SnapshotIndex& index) {
   size_t healthy = 0;
   for (const std::string& name : region.nodes) {
-    auto it = nodes.find(name);
-    if (it != nodes.end() && it->second->health == Health::kUp &&
-        it->second->admin_state == AdminState::kActive) {
-      ++healthy;
-    }
+    const std::optional<NodeFacts> n = index.FactsFor(region.meta.name, name);
+    healthy +=
+        n && n->health == Health::kUp && n->admin_state == AdminState::kActive;
   }
   return healthy;
 }
 
+namespace {
+
+// Measured: whose verdicts the Region's answers use, and, when its vantage
+// group has no fresh trusted vantage, that it fell back to the global ones
+// (the AxVantageGroupWithoutVantages alert's case).
+Condition Measured(const SnapshotVantageGroup* group) {
+  if (!group) {
+    return {"Measured", ConditionStatus::kTrue, "GlobalVerdicts",
+            "no vantage is placed for its clients: the global quorum's "
+            "verdicts"};
+  }
+  if (group->vantages == 0) {
+    return {"Measured", ConditionStatus::kFalse, "UsingGlobal",
+            "vantage group " + group->name +
+                " has no fresh, trusted vantage: its clients are answered by "
+                "the global verdicts"};
+  }
+  return {"Measured", ConditionStatus::kTrue, "VantageGroup",
+          "measured by " + std::to_string(group->vantages) +
+              " vantages of group " + group->name};
+}
+
+}  // namespace
+
 void PlanRegionStatuses(const StatusInputs& in, StatusOutput& out) {
   if (!in.built) return;
-  const SnapshotNodeIndex nodes = IndexNodes(*in.built);
+  const SnapshotIndex index(*in.built);
   std::unordered_map<std::string_view, const Region*> regions;
   for (const Region& r : in.gathered.world.regions) regions[r.meta.name] = &r;
   const bool answer_unknown = in.observed.options.answer_unknown;
-  auto can_answer = [&](const Region& r) {
+  // As its own clients see them: a fallback region's nodes with the vantage
+  // group of the region being judged.
+  auto can_answer = [&](const Region& r, std::string_view seen_by) {
     for (const std::string& name : r.nodes) {
-      auto it = nodes.find(name);
-      if (it != nodes.end() && Eligible(FactsOf(*it->second), answer_unknown))
-        return true;
+      const std::optional<NodeFacts> n = index.FactsFor(seen_by, name);
+      if (n && Eligible(*n, answer_unknown)) return true;
     }
     return false;
   };
@@ -138,7 +175,7 @@ void PlanRegionStatuses(const StatusInputs& in, StatusOutput& out) {
     auto spec = regions.find(RefOf(object).name);
     if (spec == regions.end()) return;
     const Region& r = *spec->second;
-    const size_t healthy = HealthyNodeCount(r, nodes);
+    const size_t healthy = HealthyNodeCount(r, index);
     Condition ready = Ready(
         ConditionStatus::kFalse, "NoNodeCanAnswer",
         "neither its nodes nor its fallback regions' can answer: its clients "
@@ -148,13 +185,13 @@ void PlanRegionStatuses(const StatusInputs& in, StatusOutput& out) {
                     std::to_string(healthy) + " of " +
                         std::to_string(r.nodes.size()) +
                         " nodes are Up and Active");
-    } else if (can_answer(r)) {
+    } else if (can_answer(r, r.meta.name)) {
       ready = Ready(ConditionStatus::kTrue, "NodesUnverified",
                     "no node is Up yet; nodes not yet probed answer");
     } else {
       for (const std::string& fallback : r.fallback_regions) {
         auto fb = regions.find(fallback);
-        if (fb != regions.end() && can_answer(*fb->second)) {
+        if (fb != regions.end() && can_answer(*fb->second, r.meta.name)) {
           ready = Ready(ConditionStatus::kTrue, "FallbackRegion",
                         "none of its nodes can answer; Region " + fallback +
                             "'s answer its clients");
@@ -164,10 +201,17 @@ void PlanRegionStatuses(const StatusInputs& in, StatusOutput& out) {
     }
     json status = {{"ready", ready.status == ConditionStatus::kTrue},
                    {"healthyNodes", healthy}};
-    status::Emit(object,
-                 status::WithConditions(std::move(status), object, {ready},
-                                        in.observed.now_ms),
-                 out);
+    const SnapshotVantageGroup* group = index.GroupOf(r.meta.name);
+    if (group) {
+      status["vantageGroup"] = {{"name", group->name},
+                                {"vantages", group->vantages},
+                                {"usingGlobal", group->vantages == 0}};
+    }
+    status::Emit(
+        object,
+        status::WithConditions(std::move(status), object,
+                               {ready, Measured(group)}, in.observed.now_ms),
+        out);
   });
 }
 

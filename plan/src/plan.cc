@@ -144,18 +144,19 @@ PlanSummary Summarise(const RouteTableDecision& d, const Snapshot* built,
   if (built) {
     for (const SnapshotVantageGroup& g : built->vantage_groups) {
       s.group_vantages[g.name] = g.vantages;
-      if (g.vantages == 0) continue;  // its Down votes count for nobody
       for (const GroupNodeView& v : g.nodes) {
-        if (v.health != Health::kDown) continue;
+        // Down votes of a group without vantages count for nobody.
+        const GroupNodeView* seen = SeenByGroup(&g, v.node);
+        if (!seen || seen->health != Health::kDown) continue;
         const SnapshotNode& node = built->nodes[v.node];
         s.group_down[{g.name, node.name}] = node.health;
       }
     }
-    const SnapshotNodeIndex nodes = IndexNodes(*built);
+    const SnapshotIndex index(*built);
     for (const Region& region : gathered.world.regions) {
       if (region.nodes.empty()) continue;
       s.region_healthy_nodes[region.meta.name] =
-          HealthyNodeCount(region, nodes);
+          HealthyNodeCount(region, index);
     }
   }
   return s;

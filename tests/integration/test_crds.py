@@ -26,7 +26,7 @@ CRDS = load_crds()
 # Kind -> plural, short name, printer column headers as kubectl prints them.
 EXPECTED = {
     "Domain": ("domains", "axdom", ["FQDN", "STRATEGY", "READY", "AGE"]),
-    "Region": ("regions", "axreg", ["AREA", "ISP", "NODES", "READY"]),
+    "Region": ("regions", "axreg", ["AREA", "ISP", "NODES", "READY", "VANTAGES"]),
     "Node": ("nodes", "axnode", ["AREA", "ISP", "HEALTH", "LATENCY", "LOAD", "AGE"]),
     "Rule": ("rules", "axrule", ["DOMAIN", "ACTION", "NODE", "EXPIRES", "ACTIVE"]),
     "Canary": ("canaries", "axcanary", ["DOMAIN", "NODE", "PHASE", "PERCENT"]),

@@ -37,6 +37,10 @@ struct NodeFacts {
   double utilisation = -1;  // -1: unknown
 };
 NodeFacts FactsOf(const SnapshotNode& node);
+// Node index `node` of `s` as the clients of regions measured by `group` are
+// answered with it (SeenByGroup; null group: the global view).
+NodeFacts FactsSeenBy(const Snapshot& s, uint32_t node,
+                      const SnapshotVantageGroup* group);
 
 // Whether a node may be answered at all: Active, and Up (or Unknown when
 // allowed). Drained, disabled and down nodes leave; overloaded ones stay.

@@ -155,4 +155,13 @@ struct Snapshot {
 // call it.
 void IndexSnapshot(Snapshot& snapshot);
 
+// The group whose verdicts region `r`'s routes use, or null: the global ones.
+const SnapshotVantageGroup* GroupOf(const Snapshot& s, const SnapshotRegion& r);
+
+// What `group` saw of node index `node` (Up or Down) where its regions' answers
+// take it, or null: no group, no fresh vantage in it (its regions use the
+// global verdicts), or the node not probed from there yet.
+const GroupNodeView* SeenByGroup(const SnapshotVantageGroup* group,
+                                 uint32_t node);
+
 }  // namespace ax

@@ -64,6 +64,37 @@ TEST(VantageGroupPlanTest, TheSummaryNamesGroupsAndTheirDownNodes) {
   EXPECT_TRUE(later.summary.group_down.empty());
 }
 
+// The Region's status says whose verdicts its answers use and counts its
+// healthy nodes as its group sees them; with the group's vantages gone stale,
+// Measured turns False (UsingGlobal) and the global verdicts count again.
+TEST(VantageGroupPlanTest, TheRegionStatusSaysWhoMeasuresItsClients) {
+  FakeCluster c = SmallCluster();
+  c.ReplaceReports(Reports(kT0 - 1000, Health::kDown));
+  c.Step(kT0);
+  const json& south = c.Status("Region", "south");
+  EXPECT_EQ(
+      south["vantageGroup"],
+      json({{"name", "south-any"}, {"vantages", 2}, {"usingGlobal", false}}));
+  EXPECT_EQ(south["healthyNodes"], 1) << "gz-01 is Down from south's vantages";
+  const json measured = ConditionOf(south, "Measured");
+  EXPECT_EQ(measured["status"], "True");
+  EXPECT_EQ(measured["reason"], "VantageGroup");
+  EXPECT_EQ(measured["message"], "measured by 2 vantages of group south-any");
+  EXPECT_EQ(c.Status("Region", "north")["healthyNodes"], 1);
+
+  // South's reports go stale; north's stay fresh and see gz-01 Up.
+  std::vector<json> reports = Reports(kT0 - 1000, Health::kDown);
+  const std::vector<json> fresh = Reports(kT0 + 59'000, Health::kDown);
+  std::copy(fresh.begin() + 2, fresh.end(), reports.begin() + 2);
+  c.ReplaceReports(std::move(reports));
+  c.Step(kT0 + 60'000);
+  const json& stale = c.Status("Region", "south");
+  EXPECT_EQ(stale["vantageGroup"]["usingGlobal"], true);
+  EXPECT_EQ(stale["healthyNodes"], 2) << "the global verdicts: gz-01 Up";
+  EXPECT_EQ(ConditionOf(stale, "Measured")["status"], "False");
+  EXPECT_EQ(ConditionOf(stale, "Measured")["reason"], "UsingGlobal");
+}
+
 TEST(VantageGroupPlanTest, GroupLatencyJitterPublishesNothingNew) {
   FakeCluster c = SmallCluster();
   c.ReplaceReports(Reports(kT0 - 1000, Health::kUp, 20));

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -17,6 +18,7 @@
 #include "ax/controller/observed_state.h"
 #include "ax/controller/route_table_plan.h"
 #include "ax/gather.h"
+#include "ax/score.h"
 #include "ax/snapshot.h"
 
 namespace ax::controller {
@@ -37,13 +39,27 @@ struct StatusOutput {
   std::vector<Event> events;
 };
 
-// A snapshot's nodes by name.
-using SnapshotNodeIndex =
-    std::unordered_map<std::string_view, const SnapshotNode*>;
-SnapshotNodeIndex IndexNodes(const Snapshot& snapshot);
-// The Region's nodes that are Up and Active (status.healthyNodes, and the
-// ax_operator_region_healthy_nodes metric).
-size_t HealthyNodeCount(const Region& region, const SnapshotNodeIndex& nodes);
+// A built snapshot's nodes and regions by name, to judge a Region as its
+// clients are answered: with its vantage group's view of each node.
+class SnapshotIndex {
+ public:
+  explicit SnapshotIndex(const Snapshot& snapshot);
+  // The group region `region` is measured by, or null (the global verdicts).
+  const SnapshotVantageGroup* GroupOf(std::string_view region) const;
+  // Node `node` as region `region`'s clients are answered with it; nullopt
+  // when the snapshot has no such node.
+  std::optional<NodeFacts> FactsFor(std::string_view region,
+                                    std::string_view node) const;
+
+ private:
+  const Snapshot& snapshot_;
+  std::unordered_map<std::string_view, uint32_t> nodes_;
+  std::unordered_map<std::string_view, const SnapshotVantageGroup*> groups_;
+};
+// The Region's nodes that are Up (as its clients' vantage group sees them)
+// and Active: status.healthyNodes, and the ax_operator_region_healthy_nodes
+// metric.
+size_t HealthyNodeCount(const Region& region, const SnapshotIndex& index);
 
 // health, healthChangedAt, latencyMs, load, loadPercent, vantages; Ready.
 // Events NodeDown / NodeUp.
