@@ -22,6 +22,7 @@ TEST_APT_PACKAGES=(
   knot-dnsutils unbound # real clients of the integration tests (kdig, resolver); dig: setup.sh
   prometheus # for promtool: alert rules check + unit tests (tests/alerts); no smaller package has it
   shellcheck # tests/e2e/kind/*.sh (test_kind_e2e_files)
+  iproute2 # `ip`: network namespaces and veth paths (tests/e2e/local/test_isp_paths.py)
 )
 ax_apt_install "${TEST_APT_PACKAGES[@]}"
 # Only promtool is wanted from `prometheus`: on a systemd machine the package enables

@@ -50,9 +50,10 @@ spec:
 
 
 class Backend:
-    """A health endpoint answering `status`; records (time, status) of every hit."""
+    """A health endpoint answering `status` on host (port 0); records (time, status)
+    of every hit."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
         self.status = 200
         self.hits: list[tuple[float, int]] = []
         self.lock = threading.Lock()
@@ -73,7 +74,7 @@ class Backend:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer((host, 0), Handler)
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -101,15 +102,17 @@ class AxProbe:
     """One ax-probe process; its stdout reports are collected as (time, document)."""
 
     def __init__(self, manifests: Path | None, workdir: Path, extra: list[str] | None = None,
-                 vantage: str = "it-probe-a", env: dict[str, str] | None = None):
+                 vantage: str = "it-probe-a", env: dict[str, str] | None = None,
+                 prefix: list[str] | None = None):
         """manifests None: no --manifests (`extra` says where the Nodes come from,
-        e.g. --nodes-api)."""
+        e.g. --nodes-api). prefix: what to run it under (e.g. NetPaths.command's
+        `ip netns exec NS`, which execs: the PID stays the probe's)."""
         self.log_path = workdir / "ax-probe.log"
         self.reports: list[tuple[float, dict]] = []
         self.lock = threading.Lock()
         self.cond = threading.Condition(self.lock)
         source = ["--manifests", str(manifests)] if manifests is not None else []
-        cmd = [str(ax_probe_binary()), *source, "--vantage", vantage,
+        cmd = [*(prefix or []), str(ax_probe_binary()), *source, "--vantage", vantage,
                "--http-listen", "127.0.0.1:0", "--reload-debounce", "50ms"] + (extra or [])
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log,

@@ -1,7 +1,8 @@
 """toxiproxy for fault-injection tests: a toxiproxy-server process and a client of its
 HTTP API (proxies, toxics, partitions).
 
-The server listens on 127.0.0.1 on a port found free by binding and releasing it; a
+The server listens on 127.0.0.1 (or a given host, e.g. inside a network namespace made
+by netpaths.py: `prefix` runs it there) on a port found free by binding and releasing it; a
 toxiproxy-server that loses that race does not exit (it logs the bind error and
 idles), so start() checks that the listening socket belongs to its own PID and
 retries on another port otherwise. Proxies listen on 127.0.0.1:0 and the API
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import urllib.error
 import urllib.request
@@ -38,11 +40,12 @@ def toxiproxy_binary() -> Path:
     return path
 
 
-def _listen_inodes(port: int) -> set[str]:
-    """Socket inodes listening on 127.0.0.1:port (from /proc/net/tcp)."""
-    want = f"0100007F:{port:04X}"
+def _listen_inodes(pid: int, host: str, port: int) -> set[str]:
+    """Socket inodes listening on host:port in the network namespace of pid (from
+    /proc/PID/net/tcp, which is that namespace's table)."""
+    want = f"{socket.inet_aton(host)[::-1].hex().upper()}:{port:04X}"
     inodes = set()
-    with open("/proc/net/tcp") as f:
+    with open(f"/proc/{pid}/net/tcp") as f:
         next(f)
         for line in f:
             cols = line.split()
@@ -51,8 +54,11 @@ def _listen_inodes(port: int) -> set[str]:
     return inodes
 
 
-def _pid_listens_on(pid: int, port: int) -> bool:
-    targets = {f"socket:[{i}]" for i in _listen_inodes(port)}
+def _pid_listens_on(pid: int, host: str, port: int) -> bool:
+    try:
+        targets = {f"socket:[{i}]" for i in _listen_inodes(pid, host, port)}
+    except FileNotFoundError:
+        return False
     if not targets:
         return False
     fd_dir = f"/proc/{pid}/fd"
@@ -165,28 +171,34 @@ class Proxy:
 
 
 class Toxiproxy:
-    """A toxiproxy-server process on 127.0.0.1; use as a context manager or call
-    start() and stop()."""
+    """A toxiproxy-server process on host (127.0.0.1); use as a context manager or
+    call start() and stop(). prefix: what to run it under (`ip netns exec NS`)."""
 
-    def __init__(self, workdir: Path, binary: Path | None = None):
+    def __init__(self, workdir: Path, binary: Path | None = None, host: str = "127.0.0.1",
+                 prefix: list[str] | None = None):
         self.workdir = workdir
         self.binary = binary or toxiproxy_binary()
+        self.host = host
+        self.prefix = prefix or []
         self.proc: subprocess.Popen | None = None
         self.port = 0
         self.log_path = workdir / "toxiproxy.log"
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     def start(self, attempts: int = 5, timeout: float = 10.0) -> "Toxiproxy":
         self.workdir.mkdir(parents=True, exist_ok=True)
         for _ in range(attempts):
+            # Free here; in another namespace almost surely free too, and the check
+            # below that the port is the process's own catches the rest.
             self.port = free_port()
             log = open(self.log_path, "wb")
             try:
                 self.proc = subprocess.Popen(
-                    [str(self.binary), "-host", "127.0.0.1", "-port", str(self.port)],
+                    [*self.prefix, str(self.binary), "-host", self.host,
+                     "-port", str(self.port)],
                     stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
             finally:
                 log.close()
@@ -204,7 +216,7 @@ class Toxiproxy:
         def ready() -> bool:
             if self.proc.poll() is not None or "address already in use" in self.logs():
                 raise Lost()
-            if not _pid_listens_on(self.proc.pid, self.port):
+            if not _pid_listens_on(self.proc.pid, self.host, self.port):
                 return False
             self.api("GET", "/version")
             return True
