@@ -46,6 +46,38 @@ void ParseBody(Fields& top, Domain& d) {
   spec.Read("grpcServiceConfig", d.grpc_service_config, &DecodeJsonObjectText);
 }
 
+// One metav1.LabelSelectorRequirement: In and NotIn list values, Exists and
+// DoesNotExist do not (as the apiserver checks a built-in selector).
+bool DecodeLabelRequirement(Context& ctx, const std::string& path,
+                            const json& v, LabelRequirement& out) {
+  Fields r(ctx, &v, path);
+  r.ReadRequired("key", out.key);
+  r.Read("values", out.values);
+  const json* op = r.Find("operator");
+  if (!op) {
+    ctx.Error(r.PathOf("operator"), "is required");
+    return true;
+  }
+  // Which values fit is judged only against an operator that was read.
+  if (!DecodeEnum<SelectorOperator, ParseSelectorOperator,
+                  SelectorOperatorName>(ctx, r.PathOf("operator"), *op,
+                                        out.op)) {
+    return true;
+  }
+  const bool lists =
+      out.op == SelectorOperator::kIn || out.op == SelectorOperator::kNotIn;
+  if (lists && out.values.empty()) {
+    ctx.Error(r.PathOf("values"),
+              "must not be empty for operator " +
+                  std::string(SelectorOperatorName(out.op)));
+  } else if (!lists && !out.values.empty()) {
+    ctx.Error(r.PathOf("values"),
+              "must be empty for operator " +
+                  std::string(SelectorOperatorName(out.op)));
+  }
+  return true;
+}
+
 void ParseBody(Fields& top, Region& r) {
   Fields spec = top.Sub("spec");
   spec.Read("area", r.area);
@@ -62,8 +94,11 @@ void ParseBody(Fields& top, Region& r) {
   spec.Read("nodes", r.nodes);
   spec.Read("fallbackRegions", r.fallback_regions);
   if (spec.Has("vantageSelector")) {
-    spec.Sub("vantageSelector")
-        .Read("matchLabels", r.vantage_selector.emplace());
+    Fields selector = spec.Sub("vantageSelector");
+    LabelSelector& out = r.vantage_selector.emplace();
+    selector.Read("matchLabels", out.match_labels);
+    selector.Read("matchExpressions", out.match_expressions,
+                  &DecodeLabelRequirement);
   }
 }
 

@@ -12,14 +12,11 @@ constexpr char kAnyIsp[] = "any";
 
 std::optional<VantageGroup> VantageGroupOf(const Region& region) {
   if (region.vantage_selector) {
-    std::string name = "{";
-    for (const auto& [key, value] : *region.vantage_selector) {
-      name += (name.size() > 1 ? "," : "") + key + "=" + value;
-    }
-    return VantageGroup{.name = name + "}",
-                        .area = "",
-                        .isp = "",
-                        .selector = region.vantage_selector};
+    return VantageGroup{
+        .name = "{" + SelectorText(*region.vantage_selector) + "}",
+        .area = "",
+        .isp = "",
+        .selector = region.vantage_selector};
   }
   if (region.area.empty()) return std::nullopt;
   const std::string isp = region.isp.empty() ? kAnyIsp : region.isp;
@@ -30,7 +27,7 @@ std::optional<VantageGroup> VantageGroupOf(const Region& region) {
 }
 
 bool InVantageGroup(const VantageGroup& group, const VantageIdentity& vantage) {
-  if (group.selector) return MatchesLabels(*group.selector, vantage.labels);
+  if (group.selector) return Matches(*group.selector, vantage.labels);
   return vantage.area == group.area &&
          (group.isp == kAnyIsp || vantage.isp == group.isp);
 }

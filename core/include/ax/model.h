@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ax/ip.h"
+#include "ax/labels.h"
 
 namespace ax {
 
@@ -87,9 +88,10 @@ struct Region {
   std::vector<std::string> nodes;  // priority order
   std::vector<std::string>
       fallback_regions;  // tried in order when no node is healthy
-  // spec.vantageSelector.matchLabels: the vantages that measure for this
-  // region's clients; unset: those of its area and isp (vantage.h).
-  std::optional<std::map<std::string, std::string>> vantage_selector;
+  // spec.vantageSelector (matchLabels, matchExpressions): the vantages that
+  // measure for this region's clients; unset: those of its area and isp
+  // (vantage.h).
+  std::optional<LabelSelector> vantage_selector;
 };
 
 // Flap damping of a node's health, after BGP route flap damping (RFC 2439

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "ax/labels.h"
 #include "ax/model.h"
 
 namespace ax {
@@ -22,13 +23,14 @@ struct VantageIdentity {
 };
 
 // The vantages that measure for some Regions' clients: those whose labels
-// match `selector` (matchLabels) when it is set, else those of `area` whose
-// isp is `isp` (any isp of the area when `isp` is "any").
+// match `selector` when it is set, else those of `area` whose isp is `isp`
+// (any isp of the area when `isp` is "any").
 struct VantageGroup {
-  std::string name;  // "cn-south-unicom", "cn-south-any", "{isp=unicom}"
+  // "cn-south-unicom", "cn-south-any", "{isp=unicom}", "{isp in (a,b)}"
+  std::string name;
   std::string area;
   std::string isp;
-  std::optional<std::map<std::string, std::string>> selector;
+  std::optional<LabelSelector> selector;
 };
 
 // The group that measures for `region`'s clients: its vantageSelector, or

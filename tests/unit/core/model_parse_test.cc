@@ -158,7 +158,22 @@ TEST(ModelParseTest, NormalisesNamesAndCodes) {
                  {"vantageSelector", {{"matchLabels", {{"isp", "unicom"}}}}}}));
   ASSERT_TRUE(v.appended);
   EXPECT_EQ(v.world.regions[0].vantage_selector,
-            (std::map<std::string, std::string>{{"isp", "unicom"}}));
+            (LabelSelector{.match_labels = {{"isp", "unicom"}}}));
+
+  Parsed e = Parse(Manifest(
+      "Region", {{"nodes", {"a"}},
+                 {"vantageSelector",
+                  {{"matchExpressions",
+                    {{{"key", "isp"},
+                      {"operator", "In"},
+                      {"values", {"unicom", "mobile"}}},
+                     {{"key", "canary"}, {"operator", "DoesNotExist"}}}}}}}));
+  ASSERT_TRUE(e.appended);
+  EXPECT_EQ(
+      e.world.regions[0].vantage_selector,
+      (LabelSelector{.match_expressions = {
+                         {"isp", SelectorOperator::kIn, {"unicom", "mobile"}},
+                         {"canary", SelectorOperator::kDoesNotExist, {}}}}));
 }
 
 TEST(ModelParseTest, GrpcServiceConfigFromObjectOrStringIsStoredCompact) {
@@ -305,12 +320,22 @@ INSTANTIATE_TEST_SUITE_P(
                       {"zone", "b"},
                       {"nodeSelector", {{"matchExpressions", json::array()}}}}),
             "Domain/x", "spec.nodeSelector.matchExpressions", "unknown field"},
-        ErrorCase{"VantageExpressionsUnsupported",
-                  Manifest("Region", {{"nodes", {"a"}},
-                                      {"vantageSelector",
-                                       {{"matchExpressions", json::array()}}}}),
-                  "Region/x", "spec.vantageSelector.matchExpressions",
-                  "unknown field"},
+        ErrorCase{"VantageExpressionWithoutValues",
+                  Manifest("Region",
+                           {{"nodes", {"a"}},
+                            {"vantageSelector",
+                             {{"matchExpressions",
+                               {{{"key", "isp"}, {"operator", "NotIn"}}}}}}}),
+                  "Region/x", "spec.vantageSelector.matchExpressions[0].values",
+                  "must not be empty for operator NotIn"},
+        ErrorCase{
+            "VantageExpressionUnknownOperator",
+            Manifest("Region", {{"nodes", {"a"}},
+                                {"vantageSelector",
+                                 {{"matchExpressions",
+                                   {{{"key", "isp"}, {"operator", "Gt"}}}}}}}),
+            "Region/x", "spec.vantageSelector.matchExpressions[0].operator",
+            "must be one of In, NotIn, Exists, DoesNotExist"},
         ErrorCase{"QuotedNumber", Manifest("Node", {{"weight", "100"}}),
                   "Node/x", "spec.weight", "must be an integer"},
         ErrorCase{"NegativeNumber", Manifest("Node", {{"weight", -1}}),

@@ -78,7 +78,8 @@ TEST(VantageGroupTest, ARegionsGroupIsItsSelectorOrItsAreaAndIsp) {
   EXPECT_EQ(VantageGroupOf(r)->name, "cn-south-unicom");
   r.isp = "";
   EXPECT_EQ(VantageGroupOf(r)->name, "cn-south-any");
-  r.vantage_selector = {{"tier", "edge"}, {"isp", "unicom"}};
+  r.vantage_selector =
+      LabelSelector{.match_labels = {{"tier", "edge"}, {"isp", "unicom"}}};
   EXPECT_EQ(VantageGroupOf(r)->name, "{isp=unicom,tier=edge}");
   Region unplaced;
   EXPECT_FALSE(VantageGroupOf(unplaced));
@@ -93,6 +94,38 @@ TEST(VantageGroupTest, ARegionsGroupIsItsSelectorOrItsAreaAndIsp) {
   EXPECT_TRUE(InVantageGroup(
       edge, {.labels = {{"tier", "edge"}, {"isp", "unicom"}, {"x", "y"}}}));
   EXPECT_FALSE(InVantageGroup(edge, {.labels = {{"tier", "edge"}}}));
+}
+
+// matchExpressions as Kubernetes reads them: NotIn and DoesNotExist hold for a
+// vantage without the key; the group's name is the selector's text.
+TEST(VantageGroupTest, MatchExpressionsSelectVantagesAsKubernetesDoes) {
+  Region r;
+  r.vantage_selector =
+      LabelSelector{.match_labels = {{"area", "cn-south"}},
+                    .match_expressions = {
+                        {"isp", SelectorOperator::kIn, {"unicom", "mobile"}},
+                        {"tier", SelectorOperator::kNotIn, {"lab"}},
+                        {"site", SelectorOperator::kExists, {}},
+                        {"canary", SelectorOperator::kDoesNotExist, {}}}};
+  const VantageGroup g = *VantageGroupOf(r);
+  EXPECT_EQ(g.name,
+            "{area=cn-south,isp in (mobile,unicom),tier notin (lab),site,"
+            "!canary}");
+  const Labels fits = {{"area", "cn-south"}, {"isp", "mobile"}, {"site", "gz"}};
+  EXPECT_TRUE(InVantageGroup(g, {.labels = fits}));
+  auto with = [&](const std::string& key, const std::string& value) {
+    Labels l = fits;
+    l[key] = value;
+    return VantageIdentity{.labels = l};
+  };
+  EXPECT_FALSE(InVantageGroup(g, with("isp", "telecom")));
+  EXPECT_FALSE(InVantageGroup(g, with("tier", "lab")));
+  EXPECT_TRUE(InVantageGroup(g, with("tier", "edge")));
+  EXPECT_FALSE(InVantageGroup(g, with("canary", "yes")));
+  EXPECT_FALSE(InVantageGroup(g, with("area", "cn-north")));
+  Labels no_site = fits;
+  no_site.erase("site");
+  EXPECT_FALSE(InVantageGroup(g, {.labels = no_site}));
 }
 
 // The example: probes in a Beijing cluster see gz-01 at 35 ms and
@@ -278,7 +311,7 @@ TEST(VantageGroupTest, ASelectorPicksVantagesByLabel) {
   t.AddNode("gz-01", "192.0.2.1");
   t.AddNode("gz-02", "192.0.2.2");
   Region& r = AddPlacedRegion(t, "edge", "cn-south", "any", {"gz-01", "gz-02"});
-  r.vantage_selector = Labels{{"tier", "edge"}};
+  r.vantage_selector = LabelSelector{.match_labels = {{"tier", "edge"}}};
   t.AddDomain("www", Strategy::kRegionPriority);
   VantageVerdicts edge = Vantage("e", "", "", {{"gz-01", Seen(kDown, {})}});
   edge.identity.labels = {{"tier", "edge"}};
