@@ -3,7 +3,10 @@
 (the results.json that test_isp_paths.py writes), between "<!-- BEGIN isp-failover" and
 "<!-- END isp-failover -->".
 
-  render.py RESULTS [--doc FILE]
+  render.py RESULTS [--doc FILE] [--ax VERSION]
+
+--ax: the version the binaries were built from (run.sh takes it right after the build;
+default: the tree's now).
 """
 
 from __future__ import annotations
@@ -66,10 +69,12 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("results", type=Path)
     p.add_argument("--doc", type=Path)
+    p.add_argument("--ax")
     args = p.parse_args()
     when = datetime.datetime.fromtimestamp(args.results.stat().st_mtime,
                                            datetime.timezone.utc).strftime("%Y-%m-%d %H:%MZ")
-    section = render(json.loads(args.results.read_text()), machine(), git_version(), when)
+    section = render(json.loads(args.results.read_text()), machine(),
+                     args.ax or git_version(), when)
     print(section)
     if args.doc:
         replace_section(args.doc, BEGIN, END, section)

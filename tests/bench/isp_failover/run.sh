@@ -26,6 +26,8 @@ if ((build)); then
   (cd "$ROOT" && cmake --preset release >/dev/null &&
     cmake --build --preset release --target ax-dns ax-operator ax-probe -j2 >/dev/null)
 fi
+# The version the binaries are built from, before anything can change the tree.
+AX_VERSION="$(cd "$ROOT/tests/bench" && "$PYTHON" -c 'from axbench import git_version; print(git_version())')"
 BIN="$ROOT/build/release"
 OUT="$BIN/bench-isp-failover/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$OUT"
@@ -34,6 +36,6 @@ AX_DNS_BIN="$BIN/dns-server/ax-dns" AX_OPERATOR_BIN="$BIN/operator/ax-operator" 
   AX_ISP_CUTS="${AX_ISP_CUTS:-9}" AX_ISP_RESULTS="$OUT/results.json" \
   PYTHONDONTWRITEBYTECODE=1 "$PYTHON" -m pytest -c "$ROOT/tests/integration/pytest.ini" \
   --rootdir="$ROOT/tests/e2e/local" "$ROOT/tests/e2e/local/test_isp_paths.py" -q
-args=("$OUT/results.json")
+args=("$OUT/results.json" --ax "$AX_VERSION")
 ((doc)) && args+=(--doc "$ROOT/docs/benchmarks.md")
 exec "$PYTHON" "$ROOT/tests/bench/isp_failover/render.py" "${args[@]}"
