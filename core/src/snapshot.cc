@@ -63,4 +63,18 @@ bool Route::operator==(const Route& o) const {
                     o.candidates.end(), SameCandidate);
 }
 
+std::map<std::pair<std::string, std::string>, Health> NodesDownByGroup(
+    const Snapshot& s) {
+  std::map<std::pair<std::string, std::string>, Health> out;
+  for (const SnapshotVantageGroup& g : s.vantage_groups) {
+    for (const GroupNodeView& v : g.nodes) {
+      const GroupNodeView* seen = SeenByGroup(&g, v.node);
+      if (seen && seen->health == Health::kDown) {
+        out[{g.name, s.nodes[v.node].name}] = s.nodes[v.node].health;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace ax

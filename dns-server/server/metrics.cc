@@ -45,6 +45,7 @@ class Metrics::DataPlane : public prometheus::Collectable {
     Queries(out);
     Answers(out);
     Snapshot(out);
+    VantageGroups(out);
     SnapshotSource(out);
     Geo(out);
     Sockets(out);
@@ -229,6 +230,36 @@ class Metrics::DataPlane : public prometheus::Collectable {
     runtime::AddSample(errors, static_cast<double>(st.errors));
     out.push_back(std::move(loads));
     out.push_back(std::move(errors));
+  }
+
+  // The served snapshot's vantage groups (issue 14), as this pod answers with
+  // them: standalone too, where no operator exports them.
+  void VantageGroups(std::vector<MetricFamily>& out) const {
+    const std::shared_ptr<const ServingState> state = s_.store->Current();
+    if (!state) return;
+    const ax::Snapshot& snap = state->snapshot();
+    auto vantages = Family(
+        "ax_dns_vantage_group_vantages",
+        "per vantage group of the served snapshot: its fresh, trusted "
+        "vantages (0: its Regions are answered with the global verdicts)",
+        MetricType::Gauge);
+    for (const SnapshotVantageGroup& g : snap.vantage_groups) {
+      runtime::AddSample(vantages, static_cast<double>(g.vantages),
+                         {{"group", g.name}});
+    }
+    auto down = Family(
+        "ax_dns_vantage_group_node_down",
+        "1 per node a vantage group of the served snapshot sees Down, "
+        "labelled with the node's global health",
+        MetricType::Gauge);
+    for (const auto& [key, global] : NodesDownByGroup(snap)) {
+      runtime::AddSample(down, 1,
+                         {{"group", key.first},
+                          {"node", key.second},
+                          {"global", HealthName(global)}});
+    }
+    out.push_back(std::move(vantages));
+    out.push_back(std::move(down));
   }
 
   // The API source's link to the apiserver (--snapshot-configmap only).

@@ -144,14 +144,8 @@ PlanSummary Summarise(const RouteTableDecision& d, const Snapshot* built,
   if (built) {
     for (const SnapshotVantageGroup& g : built->vantage_groups) {
       s.group_vantages[g.name] = g.vantages;
-      for (const GroupNodeView& v : g.nodes) {
-        // Down votes of a group without vantages count for nobody.
-        const GroupNodeView* seen = SeenByGroup(&g, v.node);
-        if (!seen || seen->health != Health::kDown) continue;
-        const SnapshotNode& node = built->nodes[v.node];
-        s.group_down[{g.name, node.name}] = node.health;
-      }
     }
+    s.group_down = NodesDownByGroup(*built);
     const SnapshotIndex index(*built);
     for (const Region& region : gathered.world.regions) {
       if (region.nodes.empty()) continue;

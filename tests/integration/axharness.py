@@ -278,15 +278,11 @@ class AxDns:
         wait_for("ax-dns ready", ready, timeout, error=HarnessError,
                  context=lambda: f"{last}\n{self.log_path.read_text()}")
 
-    def metric(self, name: str) -> float | None:
-        """The value of one unlabelled series on /metrics (None when absent)."""
+    def metric(self, name: str, **labels: str) -> float | None:
+        """The value of one series on /metrics (None when absent)."""
         status, body = self.http_get("/metrics")
         assert status == 200, body
-        for line in body.decode().splitlines():
-            parts = line.split()
-            if len(parts) == 2 and parts[0] == name:
-                return float(parts[1])
-        return None
+        return metric_samples(body.decode()).get((name, tuple(sorted(labels.items()))))
 
     def http_get(self, path: str) -> tuple[int, bytes]:
         try:
@@ -309,6 +305,17 @@ class AxDns:
 
 
 # --- dnspython helpers ------------------------------------------------------------
+
+
+def metric_samples(text: str) -> dict[tuple[str, tuple], float]:
+    """{(sample name, sorted label pairs): value} of a Prometheus 0.0.4 text page."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            out[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    return out
 
 
 def make_query(name: str, rdtype: str = "A", *, ecs: str | None = None,

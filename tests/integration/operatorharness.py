@@ -16,9 +16,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from prometheus_client.parser import text_string_to_metric_families
-
-from axharness import REPO, HarnessError, built_binary, free_port, stop_process
+from axharness import (REPO, HarnessError, built_binary, free_port, metric_samples,
+                       stop_process)
 from waiting import wait_for
 
 NS = "ax-system"
@@ -90,13 +89,7 @@ class AxOperator:
     def metrics(self) -> dict[tuple[str, tuple], float]:
         """{(sample name, sorted label pairs): value} from /metrics (0.0.4 text)."""
         status, text = self.http_get("/metrics")
-        if status != 200:
-            return {}
-        out = {}
-        for family in text_string_to_metric_families(text):
-            for s in family.samples:
-                out[(s.name, tuple(sorted(s.labels.items())))] = s.value
-        return out
+        return metric_samples(text) if status == 200 else {}
 
     def metric(self, name: str, **labels: str) -> float | None:
         return self.metrics().get((name, tuple(sorted(labels.items()))))

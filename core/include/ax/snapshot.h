@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ax/ip.h"
@@ -163,5 +165,11 @@ const SnapshotVantageGroup* GroupOf(const Snapshot& s, const SnapshotRegion& r);
 // global verdicts), or the node not probed from there yet.
 const GroupNodeView* SeenByGroup(const SnapshotVantageGroup* group,
                                  uint32_t node);
+
+// Every (group, node) where a group with fresh vantages sees the node Down,
+// with the node's global health: what the operator's and ax-dns's
+// *_vantage_group_node_down metrics (and their alert) read.
+std::map<std::pair<std::string, std::string>, Health> NodesDownByGroup(
+    const Snapshot& s);
 
 }  // namespace ax

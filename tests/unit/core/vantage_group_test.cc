@@ -96,6 +96,22 @@ TEST(VantageGroupTest, ARegionsGroupIsItsSelectorOrItsAreaAndIsp) {
   EXPECT_FALSE(InVantageGroup(edge, {.labels = {{"tier", "edge"}}}));
 }
 
+// What the *_vantage_group_node_down metrics read: Down as a group with
+// vantages sees it, with the global health; nothing from a group without.
+TEST(VantageGroupTest, NodesDownByGroupNamesOnlyGroupsWithVantages) {
+  Snapshot s;
+  s.nodes = {{.name = "bj-01", .health = Health::kUp},
+             {.name = "gz-01", .health = Health::kUp}};
+  s.vantage_groups = {
+      {"cn-south-unicom", 2, {{.node = 0, .health = Health::kUp},
+                              {.node = 1, .health = Health::kDown}}},
+      {"cn-north-any", 0, {{.node = 0, .health = Health::kDown}}},
+      {"cn-east-any", 1, {{.node = 0, .health = Health::kUnknown}}}};
+  EXPECT_EQ(NodesDownByGroup(s),
+            (std::map<std::pair<std::string, std::string>, Health>{
+                {{"cn-south-unicom", "gz-01"}, Health::kUp}}));
+}
+
 // matchExpressions as Kubernetes reads them: NotIn and DoesNotExist hold for a
 // vantage without the key; the group's name is the selector's text.
 TEST(VantageGroupTest, MatchExpressionsSelectVantagesAsKubernetesDoes) {

@@ -35,6 +35,24 @@ json Report(const std::string& vantage, int64_t observed_at_ms,
                        NodeResult("gz-02", gz02, 9, kT0 - 300'000)});
 }
 
+// Probes' heartbeats re-stamp unchanged reports every few seconds: no Node or
+// Region status may change for that, or every heartbeat would rewrite every
+// Node (1,000 PUTs a beat at scale).
+TEST(PlanStatus, HeartbeatsOfUnchangedReportsRewriteNoStatus) {
+  FakeCluster c = SmallCluster();
+  c.ReplaceReports(
+      {Report("vantage-a", kT0 - 500), Report("vantage-b", kT0 - 500)});
+  c.Step(kT0);
+  for (int beat = 1; beat <= 3; ++beat) {
+    const int64_t t = kT0 + beat * 10'000;
+    c.ReplaceReports(
+        {Report("vantage-a", t - 500), Report("vantage-b", t - 500)});
+    const Plan plan = c.Step(t);
+    EXPECT_THAT(UpdatedObjects(plan), IsEmpty()) << "beat " << beat;
+    EXPECT_FALSE(plan.route_table) << "beat " << beat;
+  }
+}
+
 // Four vantages: a and b count, c sees everything Down while they do not (cut
 // off), d's report is a minute old (stale). Node status shows each vote.
 TEST(PlanStatus, QuorumVotesShowInNodeAndProbeReportStatus) {
