@@ -247,11 +247,11 @@ class Metrics::DataPlane : public prometheus::Collectable {
       runtime::AddSample(vantages, static_cast<double>(g.vantages),
                          {{"group", g.name}});
     }
-    auto down = Family(
-        "ax_dns_vantage_group_node_down",
-        "1 per node a vantage group of the served snapshot sees Down, "
-        "labelled with the node's global health",
-        MetricType::Gauge);
+    auto down =
+        Family("ax_dns_vantage_group_node_down",
+               "1 per node a vantage group of the served snapshot sees Down, "
+               "labelled with the node's global health",
+               MetricType::Gauge);
     for (const auto& [key, global] : NodesDownByGroup(snap)) {
       runtime::AddSample(down, 1,
                          {{"group", key.first},
