@@ -1,6 +1,7 @@
 // Operator plan benchmarks (issue 6): one ComputePlan over 1,000 Nodes x 200
 // Regions x 50 Domains with three vantages' ProbeReports (first publish, one
-// Node changed, nothing changed) and decoding the route-table ConfigMap alone.
+// Node changed, nothing changed), the same with 6 vantage groups of 3 placed
+// vantages more (issue 14), and decoding the route-table ConfigMap alone.
 // Counters: document bytes, stored (gzip) bytes, status writes. Rerun:
 // tests/bench/run_micro_bench.sh plan.
 #include <benchmark/benchmark.h>
@@ -24,9 +25,29 @@ ObservedState ScaleState() {
   return o;
 }
 
-// The state after the first plan was applied.
-ObservedState Published() {
+// ScaleState plus 6 vantage groups of 3 placed vantages (issue 14), each
+// group seeing its own nodes Down (large_world.h MakeVantageReports).
+ObservedState GroupedState() {
+  const World w = testing::MakeWorld(1000, 200, 50, 5);
   ObservedState o = ScaleState();
+  for (const VantageVerdicts& v :
+       testing::MakeVantageReports(w, 6, 3, kNowMs - 1000)) {
+    std::vector<ProbeNodeReport> results;
+    for (const auto& [node, s] : v.nodes) {
+      results.push_back(testing::NodeResult(
+          node, s.health, s.latency_ms.value_or(1), kNowMs - 600'000));
+    }
+    nlohmann::json report =
+        testing::ReportObject(v.vantage, v.observed_at_ms, std::move(results));
+    report["spec"]["area"] = v.identity.area;
+    report["spec"]["isp"] = v.identity.isp;
+    o.probe_reports.push_back(std::move(report));
+  }
+  return o;
+}
+
+// The state after the first plan was applied.
+ObservedState Published(ObservedState o = ScaleState()) {
   int64_t revision = 0;
   testing::ApplyPlan(ComputePlan(o), o, revision);
   o.now_ms += 1000;
@@ -76,6 +97,28 @@ void BM_PlanUnchanged(benchmark::State& state) {
   Report(state, plan);
 }
 BENCHMARK(BM_PlanUnchanged)->Unit(benchmark::kMillisecond);
+
+void BM_PlanWithVantageGroupsFirstPublish(benchmark::State& state) {
+  const ObservedState o = GroupedState();
+  Plan plan;
+  for (auto _ : state) {
+    plan = ComputePlan(o);
+    benchmark::DoNotOptimize(plan);
+  }
+  Report(state, plan);
+}
+BENCHMARK(BM_PlanWithVantageGroupsFirstPublish)->Unit(benchmark::kMillisecond);
+
+void BM_PlanWithVantageGroupsUnchanged(benchmark::State& state) {
+  const ObservedState o = Published(GroupedState());
+  Plan plan;
+  for (auto _ : state) {
+    plan = ComputePlan(o);
+    benchmark::DoNotOptimize(plan);
+  }
+  Report(state, plan);
+}
+BENCHMARK(BM_PlanWithVantageGroupsUnchanged)->Unit(benchmark::kMillisecond);
 
 // What every plan with a table in force pays first: decoding its ConfigMap.
 void BM_ParseRouteTableConfigMap(benchmark::State& state) {
