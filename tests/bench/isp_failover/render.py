@@ -53,7 +53,11 @@ def render(r: dict, m: dict, version: str, when: str) -> str:
         "gz-01 back.", "",
         "| seconds | median | p90 | max | cuts |", "|---|---:|---:|---:|---:|",
         row("cut → unicom's clients moved", r["cut_to_answer_s"]),
+        row("of which: the probe's Down verdict → answer", r["verdict_to_answer_s"]),
         row("heal → back on gz-01", r["heal_to_answer_s"]), "",
+        "The verdict's part is the material change published: the probe's report "
+        "(written at once on a change), the operator's plan and ConfigMap write, ax-dns's "
+        "watch and load; the rest is the failure threshold. "
         f"The median {verdict} the target of {TARGET_S:.0f} s. During the cuts telecom's "
         f"and mobile's clients were asked {r['others_asked']} times: no answer changed. "
         f"80 ms added on telecom's path to gz-01 (toxiproxy in its namespace) moved "
