@@ -103,8 +103,10 @@ TEST(VantageGroupTest, NodesDownByGroupNamesOnlyGroupsWithVantages) {
   s.nodes = {{.name = "bj-01", .health = Health::kUp},
              {.name = "gz-01", .health = Health::kUp}};
   s.vantage_groups = {
-      {"cn-south-unicom", 2, {{.node = 0, .health = Health::kUp},
-                              {.node = 1, .health = Health::kDown}}},
+      {"cn-south-unicom",
+       2,
+       {{.node = 0, .health = Health::kUp},
+        {.node = 1, .health = Health::kDown}}},
       {"cn-north-any", 0, {{.node = 0, .health = Health::kDown}}},
       {"cn-east-any", 1, {{.node = 0, .health = Health::kUnknown}}}};
   EXPECT_EQ(NodesDownByGroup(s),
