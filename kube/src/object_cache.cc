@@ -17,6 +17,13 @@ std::string KeyOf(const nlohmann::json& object) {
 
 }  // namespace
 
+void DropManagedFields(nlohmann::json& object) {
+  if (auto meta = object.find("metadata");
+      meta != object.end() && meta->is_object()) {
+    meta->erase("managedFields");
+  }
+}
+
 std::string ObjectCache::Key(std::string_view ns, std::string_view name) {
   std::string key;
   if (!ns.empty()) {
@@ -32,6 +39,7 @@ void ObjectCache::Replace(std::vector<nlohmann::json> items) {
   for (nlohmann::json& item : items) {
     std::string key = KeyOf(item);
     if (key.empty()) continue;
+    DropManagedFields(item);
     fresh[std::move(key)] =
         std::make_shared<const nlohmann::json>(std::move(item));
   }
@@ -45,7 +53,9 @@ void ObjectCache::Apply(const WatchEvent& event) {
   switch (event.type) {
     case WatchEventType::kAdded:
     case WatchEventType::kModified: {
-      auto object = std::make_shared<const nlohmann::json>(event.object);
+      nlohmann::json copy = event.object;
+      DropManagedFields(copy);
+      auto object = std::make_shared<const nlohmann::json>(std::move(copy));
       std::unique_lock lock(mu_);
       objects_[std::move(key)] = std::move(object);
       break;

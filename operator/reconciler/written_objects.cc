@@ -38,7 +38,10 @@ void WrittenObjects::Record(const json& object, Clock::time_point now) {
   if (!object.is_object()) return;
   const std::string kind = object.value("kind", std::string());
   if (kind.empty()) return;
-  written_[kind][Key(object)] = {object, now};
+  // Kept as the informer keeps it (object_cache.h): no managedFields.
+  json kept = object;
+  kube::DropManagedFields(kept);
+  written_[kind][Key(object)] = {std::move(kept), now};
 }
 
 std::vector<json> WrittenObjects::Merge(

@@ -53,6 +53,21 @@ TEST(ObjectCacheTest, ReadersKeepTheirSnapshot) {
   EXPECT_EQ((*cache.Get("a", "x"))["value"], 2);
 }
 
+// Server-side apply's bookkeeping is not kept; the rest of metadata is.
+TEST(ObjectCacheTest, DropsManagedFields) {
+  json listed = Object("a", "x", 1);
+  listed["metadata"]["managedFields"] = json::array({{{"manager", "kubectl"}}});
+  listed["metadata"]["resourceVersion"] = "7";
+  ObjectCache cache;
+  cache.Replace({listed});
+  EXPECT_FALSE((*cache.Get("a", "x"))["metadata"].contains("managedFields"));
+  EXPECT_EQ((*cache.Get("a", "x"))["metadata"]["resourceVersion"], "7");
+  listed["metadata"]["managedFields"].push_back({{"manager", "ax-probe"}});
+  cache.Apply({WatchEventType::kModified, listed});
+  EXPECT_FALSE((*cache.Get("a", "x"))["metadata"].contains("managedFields"));
+  EXPECT_EQ((*cache.Get("a", "x"))["metadata"]["name"], "x");
+}
+
 TEST(ObjectCacheTest, IgnoresObjectsWithoutAName) {
   ObjectCache cache;
   cache.Replace({json{{"metadata", {{"namespace", "a"}}}}, json::array()});

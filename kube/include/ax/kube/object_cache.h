@@ -1,5 +1,7 @@
 // An informer's copy of the objects it watches: namespace/name -> the latest
 // object JSON, replaced wholesale after a list and edited by watch events.
+// metadata.managedFields is not kept: server-side apply's bookkeeping is often
+// as large as the rest of the object, and no reader here needs it.
 // Thread-safe: one writer (the reflector's thread), any number of readers,
 // who get shared immutable objects rather than copies.
 #pragma once
@@ -17,6 +19,10 @@
 namespace ax::kube {
 
 using ObjectPtr = std::shared_ptr<const nlohmann::json>;
+
+// Removes metadata.managedFields: what the cache (and whoever keeps objects
+// the way it does) leaves out.
+void DropManagedFields(nlohmann::json& object);
 
 class ObjectCache {
  public:
