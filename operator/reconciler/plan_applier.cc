@@ -25,12 +25,8 @@ kube::EventType ToKube(EventType type) {
 }  // namespace
 
 PlanApplier::PlanApplier(kube::Client& client, kube::EventRecorder& events,
-                         std::function<bool()> may_write,
-                         std::chrono::milliseconds status_slice)
-    : client_(client),
-      events_(events),
-      may_write_(std::move(may_write)),
-      status_slice_(status_slice) {}
+                         std::function<bool()> may_write)
+    : client_(client), events_(events), may_write_(std::move(may_write)) {}
 
 bool PlanApplier::MayWrite(ApplyResult& result) {
   if (!may_write_ || may_write_()) return true;
@@ -39,14 +35,13 @@ bool PlanApplier::MayWrite(ApplyResult& result) {
 }
 
 ApplyResult PlanApplier::Apply(const Plan& plan, const std::string& ns,
-                               WrittenObjects& written,
-                               const std::function<bool()>& changed) {
+                               WrittenObjects& written) {
   ApplyResult result;
   // Statuses and Events describe the table in force after the plan: when it
   // could not be written, they would describe one that is not.
   result.route_table_written = PublishRouteTable(plan, ns, written, result);
   if (!result.route_table_written) return result;
-  WriteStatuses(plan, written, changed, result);
+  WriteStatuses(plan, written, result);
   RecordEvents(plan, result);
   return result;
 }
@@ -101,21 +96,9 @@ bool PlanApplier::PublishRouteTable(const Plan& plan, const std::string& ns,
 }
 
 void PlanApplier::WriteStatuses(const Plan& plan, WrittenObjects& written,
-                                const std::function<bool()>& changed,
                                 ApplyResult& result) {
-  const auto started = std::chrono::steady_clock::now();
-  for (size_t i = 0; i < plan.status_updates.size(); ++i) {
+  for (const StatusUpdate& u : plan.status_updates) {
     if (!MayWrite(result)) return;
-    if (changed &&
-        std::chrono::steady_clock::now() - started >= status_slice_ &&
-        changed()) {
-      result.yielded = true;
-      for (size_t rest = i; rest < plan.status_updates.size(); ++rest) {
-        result.unwritten.insert(plan.status_updates[rest].object.KindName());
-      }
-      return;
-    }
-    const StatusUpdate& u = plan.status_updates[i];
     auto wrote = WriteStatus(u);
     ++result.writes;
     if (wrote) {
@@ -158,7 +141,6 @@ kube::Result<json> PlanApplier::WriteStatus(const StatusUpdate& u) {
 void PlanApplier::RecordEvents(const Plan& plan, ApplyResult& result) {
   for (const Event& e : plan.events) {
     if (!MayWrite(result)) return;
-    if (result.unwritten.count(e.object.KindName())) continue;
     const kube::ObjectReference about{e.object.api_version, e.object.kind,
                                       e.object.namespace_name, e.object.name,
                                       e.object.uid};

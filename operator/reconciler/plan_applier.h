@@ -2,15 +2,11 @@
 // route-table ConfigMap first (create, or replace at the resourceVersion
 // read), then kept versions, then statuses (/status, re-read on conflict),
 // then Events. Every write first asks whether this replica may still write
-// (the leader lease), so losing it stops writing at once. A long run of
-// status writes gives way to a newer plan when something changed meanwhile,
-// so that an edit is not held up by a thousand statuses.
+// (the leader lease), so losing it stops writing at once.
 #pragma once
 
-#include <chrono>
 #include <functional>
 #include <optional>
-#include <set>
 #include <string>
 
 #include "ax/controller/plan.h"
@@ -35,37 +31,23 @@ struct ApplyResult {
   bool route_table_written = false;
   bool published = false;  // a new route-table ConfigMap was written
   bool stopped = false;    // leadership lost part-way: nothing more written
-  // The status writes gave way to a newer plan: these objects ("Kind/name")
-  // kept their old status, and their Events were not recorded either (the
-  // next plan, seeing the same difference, plans both again).
-  bool yielded = false;
-  std::set<std::string> unwritten;
   size_t writes = 0;
 };
 
 class PlanApplier {
  public:
-  // status_slice: how long statuses are written before a change (`changed`
-  // of Apply) makes the rest wait for the next plan.
   PlanApplier(kube::Client& client, kube::EventRecorder& events,
-              std::function<bool()> may_write,
-              std::chrono::milliseconds status_slice = kStatusSlice);
+              std::function<bool()> may_write);
 
-  // At scale a pass writes ~1,000 statuses, one PUT of ~20 ms each; an edit
-  // arriving meanwhile waits at most this long, plus one plan.
-  static constexpr std::chrono::milliseconds kStatusSlice{1000};
-
-  // Records what it wrote into `written` (written_objects.h). `changed`
-  // (optional): whether the watched world changed since this plan's gather.
+  // Records what it wrote into `written` (written_objects.h).
   ApplyResult Apply(const Plan& plan, const std::string& ns,
-                    WrittenObjects& written,
-                    const std::function<bool()>& changed = {});
+                    WrittenObjects& written);
 
  private:
   bool PublishRouteTable(const Plan& plan, const std::string& ns,
                          WrittenObjects& written, ApplyResult& result);
   void WriteStatuses(const Plan& plan, WrittenObjects& written,
-                     const std::function<bool()>& changed, ApplyResult& result);
+                     ApplyResult& result);
   kube::Result<nlohmann::json> WriteStatus(const StatusUpdate& update);
   void RecordEvents(const Plan& plan, ApplyResult& result);
   bool MayWrite(ApplyResult& result);
@@ -73,7 +55,6 @@ class PlanApplier {
   kube::Client& client_;
   kube::EventRecorder& events_;
   const std::function<bool()> may_write_;
-  const std::chrono::milliseconds status_slice_;
 };
 
 }  // namespace ax::controller

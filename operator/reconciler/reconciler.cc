@@ -93,10 +93,7 @@ std::optional<Reconciler::Clock::duration> Reconciler::Pass() {
         cache_.Gather(runtime::WallMs(), options_.plan, written_);
     const Plan plan = ComputePlan(observed);
     const ApplyResult applied =
-        applier_.Apply(plan, options_.plan.namespace_name, written_, [this] {
-          std::lock_guard lock(mu_);
-          return dirty_;
-        });
+        applier_.Apply(plan, options_.plan.namespace_name, written_);
     if (applied.stopped) return std::nullopt;
     if (applied.conflict && attempt < options_.attempts) continue;
     Account(plan, observed, applied);
@@ -110,12 +107,6 @@ std::optional<Reconciler::Clock::duration> Reconciler::Pass() {
       return backoff_.Next();
     }
     backoff_.Reset();
-    if (applied.yielded) {
-      // The change that made them wait marked us dirty: the next pass plans
-      // it, and writes these statuses if they still differ.
-      runtime::Log(runtime::LogLevel::kDebug, "status writes gave way",
-                   {{"unwritten", applied.unwritten.size()}});
-    }
     if (!plan.requeue_after_ms) return std::nullopt;
     return std::chrono::milliseconds(*plan.requeue_after_ms);
   }

@@ -7,9 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <mutex>
-#include <set>
 #include <vector>
 
 #include "../../kube/fake_apiserver.h"
@@ -198,83 +196,6 @@ TEST(PlanApplier, RouteTableConflictStopsThePassAndKeepsTheWinner) {
       written.Merge("ConfigMap", {}, WrittenObjects::Clock::now());
   ASSERT_EQ(cms.size(), 1u);
   EXPECT_EQ(cms[0], FakeCluster::Winner());
-}
-
-// A fake that accepts every Node status and Event; what was written, in order.
-class AcceptingCluster {
- public:
-  AcceptingCluster() {
-    httplib::Server& s = api_.server();
-    s.Put(
-        R"(/apis/gslb.ax.io/v1alpha1/namespaces/ax-system/nodes/([a-z0-9-]+)/status)",
-        [this](const httplib::Request& req, httplib::Response& res) {
-          Seen("status " + req.matches[1].str());
-          res.set_content(req.body, "application/json");
-        });
-    s.Post("/api/v1/namespaces/ax-system/events",
-           [this](const httplib::Request& req, httplib::Response& res) {
-             const json event = json::parse(req.body);
-             Seen("event " + event["reason"].get<std::string>());
-             res.status = 201;
-             res.set_content(req.body, "application/json");
-           });
-    api_.Start();
-    client_ = api_.NewClient();
-  }
-  kube::Client& client() { return *client_; }
-  std::vector<std::string> requests() {
-    std::lock_guard lock(mu_);
-    return requests_;
-  }
-
- private:
-  void Seen(std::string what) {
-    std::lock_guard lock(mu_);
-    requests_.push_back(std::move(what));
-  }
-  FakeApiServer api_;
-  std::unique_ptr<kube::Client> client_;
-  std::mutex mu_;
-  std::vector<std::string> requests_;
-};
-
-// Something changed after the first status write: the rest of the statuses
-// and their objects' Events wait for the next plan; Events about objects whose
-// status was written (and about nothing with a status) still go out.
-TEST(PlanApplier, StatusWritesGiveWayToANewerPlan) {
-  AcceptingCluster cluster;
-  kube::EventRecorder events(cluster.client(), {"ax-operator", "test"});
-  PlanApplier applier(
-      cluster.client(), events, [] { return true; },
-      std::chrono::milliseconds(0));
-  Plan plan;
-  for (const char* name : {"a", "b", "c"}) {
-    ObjectRef node{"gslb.ax.io/v1alpha1", "Node", kNs, name, "uid", "5", 1};
-    plan.status_updates.push_back({node, {{"health", "Down"}}, json::object()});
-    plan.events.push_back({node, EventType::kWarning, "NodeDown", name});
-  }
-  ObjectRef table{"v1", "ConfigMap", kNs, "ax-route-table", "uid", "9", 0};
-  plan.events.push_back({table, EventType::kNormal, "SnapshotPublished", "v2"});
-  int asked = 0;
-  WrittenObjects written;
-  const ApplyResult r = applier.Apply(plan, kNs, written, [&] {
-    return ++asked > 1;  // changed after the first write
-  });
-  EXPECT_TRUE(r.yielded);
-  EXPECT_FALSE(r.failed);
-  EXPECT_EQ(r.unwritten, (std::set<std::string>{"Node/b", "Node/c"}));
-  EXPECT_THAT(cluster.requests(), ElementsAre("status a", "event NodeDown",
-                                              "event SnapshotPublished"));
-
-  // Nothing changed: every status is written.
-  AcceptingCluster quiet;
-  kube::EventRecorder quiet_events(quiet.client(), {"ax-operator", "test"});
-  PlanApplier all(
-      quiet.client(), quiet_events, [] { return true; },
-      std::chrono::milliseconds(0));
-  const ApplyResult r2 = all.Apply(plan, kNs, written, [] { return false; });
-  EXPECT_FALSE(r2.yielded);
-  EXPECT_EQ(quiet.requests().size(), 7u);
 }
 
 TEST(PlanApplier, WritesNothingWithoutTheLease) {
