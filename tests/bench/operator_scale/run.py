@@ -231,9 +231,8 @@ def render(runs: list[dict], command: str) -> str:
         "stays fresh). With 20 vantages a pass is much slower than the plan itself "
         "(`BM_PlanWithVantageGroupsUnchanged`, ~0.3 s): each Node's status carries one "
         "vote per vantage, so the first pass writes ~1,000 larger statuses, and a vote "
-        "turning Stale rewrites them all again; edits wait for such passes. The "
-        "operator's memory grows during those writes (not malloc arenas: "
-        "`MALLOC_ARENA_MAX=2` changes nothing). Both are open work (issue 14).\n\n"
+        "turning Stale rewrites them all again; edits wait for such passes: open work "
+        "(issue 14).\n\n"
         for x in grouped)
     return f"""## Operator at scale (`tests/bench/operator_scale/run.sh`)
 
