@@ -59,6 +59,11 @@ void OperatorMetrics::ObserveReconcile(double seconds) {
   reconcile_seconds_ += seconds;
 }
 
+void OperatorMetrics::ObserveStatusBacklog(size_t statuses) {
+  std::lock_guard lock(mu_);
+  status_backlog_ = statuses;
+}
+
 void OperatorMetrics::CountError(ReconcileStage stage) {
   std::lock_guard lock(mu_);
   ++errors_[static_cast<size_t>(stage)];
@@ -141,6 +146,12 @@ std::vector<MetricFamily> OperatorMetrics::Collect() const {
     m.histogram.sample_sum = reconcile_seconds_;
     duration.metric.push_back(std::move(m));
     out.push_back(std::move(duration));
+    auto backlog = Family("ax_operator_status_backlog",
+                          "statuses the last pass planned but left to the "
+                          "next (its writes gave way to a newer plan)",
+                          MetricType::Gauge);
+    runtime::AddSample(backlog, static_cast<double>(status_backlog_));
+    out.push_back(std::move(backlog));
   }
 
   if (leader_ && summary_) {

@@ -36,6 +36,8 @@ class OperatorMetrics : public prometheus::Collectable {
 
   void SetLeader(bool leader);
   void ObserveReconcile(double seconds);
+  // Statuses the last pass planned but left to the next one (it gave way).
+  void ObserveStatusBacklog(size_t statuses);
   void CountError(ReconcileStage stage);
   // What the pass applied: the snapshot in force, nodes by health, regions,
   // vantages; `published_now` when this pass wrote a new version.
@@ -56,6 +58,7 @@ class OperatorMetrics : public prometheus::Collectable {
   std::array<uint64_t, kReconcileDurationBounds.size() + 1> buckets_{};
   uint64_t reconciles_ = 0;
   double reconcile_seconds_ = 0;
+  size_t status_backlog_ = 0;
   std::array<uint64_t, 5> errors_{};
   std::optional<PlanSummary> summary_;  // the last pass's, while leading
   double published_at_s_ = 0;

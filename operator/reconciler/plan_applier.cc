@@ -3,6 +3,9 @@
 // object deleted since it was planned) count as done.
 #include "plan_applier.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "ax/kube/conflict_retry.h"
 #include "watched_kinds.h"
 
@@ -22,11 +25,46 @@ kube::EventType ToKube(EventType type) {
                                      : kube::EventType::kNormal;
 }
 
+struct StatusOrder {
+  std::vector<const StatusUpdate*> updates;
+  size_t with_events = 0;  // the first ones
+};
+
+// The statuses with an Event first, then the rest by Kind/name from just
+// after `resume_after` round to just before it (Apply in plan_applier.h).
+StatusOrder WriteOrder(const Plan& plan, const std::string& resume_after) {
+  std::set<std::string> with_events;
+  for (const Event& e : plan.events) with_events.insert(e.object.KindName());
+  std::vector<std::pair<std::string, const StatusUpdate*>> keyed;
+  keyed.reserve(plan.status_updates.size());
+  for (const StatusUpdate& u : plan.status_updates) {
+    keyed.emplace_back(u.object.KindName(), &u);
+  }
+  std::sort(keyed.begin(), keyed.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  const auto after = std::upper_bound(
+      keyed.begin(), keyed.end(), resume_after,
+      [](const std::string& key, const auto& u) { return key < u.first; });
+  std::rotate(keyed.begin(), after, keyed.end());
+  const auto rest = std::stable_partition(
+      keyed.begin(), keyed.end(),
+      [&](const auto& u) { return with_events.count(u.first) > 0; });
+  StatusOrder order;
+  order.with_events = rest - keyed.begin();
+  order.updates.reserve(keyed.size());
+  for (const auto& u : keyed) order.updates.push_back(u.second);
+  return order;
+}
+
 }  // namespace
 
 PlanApplier::PlanApplier(kube::Client& client, kube::EventRecorder& events,
-                         std::function<bool()> may_write)
-    : client_(client), events_(events), may_write_(std::move(may_write)) {}
+                         std::function<bool()> may_write,
+                         std::chrono::milliseconds status_slice)
+    : client_(client),
+      events_(events),
+      may_write_(std::move(may_write)),
+      status_slice_(status_slice) {}
 
 bool PlanApplier::MayWrite(ApplyResult& result) {
   if (!may_write_ || may_write_()) return true;
@@ -35,13 +73,14 @@ bool PlanApplier::MayWrite(ApplyResult& result) {
 }
 
 ApplyResult PlanApplier::Apply(const Plan& plan, const std::string& ns,
-                               WrittenObjects& written) {
+                               WrittenObjects& written,
+                               const std::function<bool()>& changed) {
   ApplyResult result;
   // Statuses and Events describe the table in force after the plan: when it
   // could not be written, they would describe one that is not.
   result.route_table_written = PublishRouteTable(plan, ns, written, result);
   if (!result.route_table_written) return result;
-  WriteStatuses(plan, written, result);
+  WriteStatuses(plan, written, changed, result);
   RecordEvents(plan, result);
   return result;
 }
@@ -96,9 +135,24 @@ bool PlanApplier::PublishRouteTable(const Plan& plan, const std::string& ns,
 }
 
 void PlanApplier::WriteStatuses(const Plan& plan, WrittenObjects& written,
+                                const std::function<bool()>& changed,
                                 ApplyResult& result) {
-  for (const StatusUpdate& u : plan.status_updates) {
+  const StatusOrder order = WriteOrder(plan, resume_after_);
+  const auto started = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < order.updates.size(); ++i) {
     if (!MayWrite(result)) return;
+    // At least one write a pass, so that passes giving way still progress.
+    if (i > 0 && changed &&
+        std::chrono::steady_clock::now() - started >= status_slice_ &&
+        changed()) {
+      result.yielded = true;
+      for (size_t rest = i; rest < order.updates.size(); ++rest) {
+        result.unwritten.insert(order.updates[rest]->object.KindName());
+      }
+      return;
+    }
+    const StatusUpdate& u = *order.updates[i];
+    if (i >= order.with_events) resume_after_ = u.object.KindName();
     auto wrote = WriteStatus(u);
     ++result.writes;
     if (wrote) {
@@ -141,6 +195,7 @@ kube::Result<json> PlanApplier::WriteStatus(const StatusUpdate& u) {
 void PlanApplier::RecordEvents(const Plan& plan, ApplyResult& result) {
   for (const Event& e : plan.events) {
     if (!MayWrite(result)) return;
+    if (result.unwritten.count(e.object.KindName())) continue;
     const kube::ObjectReference about{e.object.api_version, e.object.kind,
                                       e.object.namespace_name, e.object.name,
                                       e.object.uid};

@@ -92,8 +92,12 @@ std::optional<Reconciler::Clock::duration> Reconciler::Pass() {
     const ObservedState observed =
         cache_.Gather(runtime::WallMs(), options_.plan, written_);
     const Plan plan = ComputePlan(observed);
+    // Status writes give way to a newer plan once the world changed.
     const ApplyResult applied =
-        applier_.Apply(plan, options_.plan.namespace_name, written_);
+        applier_.Apply(plan, options_.plan.namespace_name, written_, [this] {
+          std::lock_guard lock(mu_);
+          return dirty_;
+        });
     if (applied.stopped) return std::nullopt;
     if (applied.conflict && attempt < options_.attempts) continue;
     Account(plan, observed, applied);
@@ -107,6 +111,8 @@ std::optional<Reconciler::Clock::duration> Reconciler::Pass() {
       return backoff_.Next();
     }
     backoff_.Reset();
+    // Gave way: the change that made the rest wait marked us dirty, and the
+    // next pass writes them if they still differ.
     if (!plan.requeue_after_ms) return std::nullopt;
     return std::chrono::milliseconds(*plan.requeue_after_ms);
   }
@@ -124,6 +130,7 @@ void Reconciler::Account(const Plan& plan, const ObservedState& observed,
   }
   if (applied.failed) failed.insert(*applied.failed);
   for (ReconcileStage stage : failed) metrics_.CountError(stage);
+  metrics_.ObserveStatusBacklog(applied.unwritten.size());
   LogInvalid(plan);
 
   std::vector<std::string> canaries;

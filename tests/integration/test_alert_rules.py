@@ -242,6 +242,7 @@ def test_operator_metrics_table_is_the_issue_6_and_14_list():
         "ax_operator_vantage_group_vantages": ("gauge", {"group"}),
         "ax_operator_vantage_group_node_down": ("gauge", {"group", "node", "global"}),
         "ax_operator_probe_reports_future": ("gauge", set()),
+        "ax_operator_status_backlog": ("gauge", set()),
     }
 
 

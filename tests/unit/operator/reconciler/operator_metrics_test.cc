@@ -73,6 +73,7 @@ TEST(OperatorMetrics, LeaderExportsTheStateItPublished) {
   m.SetLeader(true);
   m.ObserveReconcile(0.03);
   m.ObserveReconcile(7);
+  m.ObserveStatusBacklog(17);
   m.CountError(ReconcileStage::kPublish);
   m.CountRollback("api-sj-02");
   m.ObservePlan(Summary(), true, 1'796'000'000.5);
@@ -109,6 +110,7 @@ TEST(OperatorMetrics, LeaderExportsTheStateItPublished) {
                               "le=\"10\"} 2"));
   EXPECT_THAT(text,
               HasSubstr("ax_operator_reconcile_duration_seconds_count 2"));
+  EXPECT_THAT(text, HasSubstr("ax_operator_status_backlog 17"));
 
   // A plan that published nothing keeps the time of the last publish.
   m.ObservePlan(Summary(), false, 1'796'000'100);
@@ -120,6 +122,7 @@ TEST(OperatorMetrics, LeaderExportsTheStateItPublished) {
   EXPECT_THAT(Text(m), Not(HasSubstr("ax_operator_snapshot_version")));
   EXPECT_THAT(Text(m), Not(HasSubstr("ax_operator_nodes")));
   EXPECT_THAT(Text(m), Not(HasSubstr("ax_operator_reconcile_duration")));
+  EXPECT_THAT(Text(m), Not(HasSubstr("ax_operator_status_backlog")));
 }
 
 }  // namespace

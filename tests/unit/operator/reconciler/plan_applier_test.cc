@@ -1,13 +1,17 @@
 // PlanApplier against a fake apiserver: the write order a plan demands
 // (ConfigMap, kept versions, statuses, Events), "already done" answers, a
 // status conflict re-read and retried, a route-table conflict stopping the
-// pass with what won recorded, and no write at all without the lease.
+// pass with what won recorded, status writes giving way to a newer plan and
+// going on where they stopped, and no write at all without the lease.
 #include "plan_applier.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <mutex>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "../../kube/fake_apiserver.h"
@@ -196,6 +200,120 @@ TEST(PlanApplier, RouteTableConflictStopsThePassAndKeepsTheWinner) {
       written.Merge("ConfigMap", {}, WrittenObjects::Clock::now());
   ASSERT_EQ(cms.size(), 1u);
   EXPECT_EQ(cms[0], FakeCluster::Winner());
+}
+
+// A fake that accepts every Node status and Event; what was written, in order.
+class AcceptingCluster {
+ public:
+  AcceptingCluster() {
+    httplib::Server& s = api_.server();
+    s.Put(
+        R"(/apis/gslb.ax.io/v1alpha1/namespaces/ax-system/nodes/([a-z0-9-]+)/status)",
+        [this](const httplib::Request& req, httplib::Response& res) {
+          Seen("status " + req.matches[1].str());
+          res.set_content(req.body, "application/json");
+        });
+    s.Post("/api/v1/namespaces/ax-system/events",
+           [this](const httplib::Request& req, httplib::Response& res) {
+             const json event = json::parse(req.body);
+             Seen("event " + event["reason"].get<std::string>());
+             res.status = 201;
+             res.set_content(req.body, "application/json");
+           });
+    api_.Start();
+    client_ = api_.NewClient();
+  }
+  kube::Client& client() { return *client_; }
+  // What was written since the last call.
+  std::vector<std::string> TakeRequests() {
+    std::lock_guard lock(mu_);
+    return std::exchange(requests_, {});
+  }
+
+ private:
+  void Seen(std::string what) {
+    std::lock_guard lock(mu_);
+    requests_.push_back(std::move(what));
+  }
+  FakeApiServer api_;
+  std::unique_ptr<kube::Client> client_;
+  std::mutex mu_;
+  std::vector<std::string> requests_;
+};
+
+ObjectRef NodeRef(const std::string& name) {
+  return {"gslb.ax.io/v1alpha1", "Node", kNs, name, "uid", "5", 1};
+}
+
+// Nodes a..d with a status each, listed out of order; only c has an Event.
+Plan FourStatuses() {
+  Plan plan;
+  for (const char* name : {"d", "b", "c", "a"}) {
+    plan.status_updates.push_back(
+        {NodeRef(name), {{"health", "Down"}}, json::object()});
+  }
+  plan.events.push_back({NodeRef("c"), EventType::kWarning, "NodeDown", "c"});
+  ObjectRef table{"v1", "ConfigMap", kNs, "ax-route-table", "uid", "9", 0};
+  plan.events.push_back({table, EventType::kNormal, "SnapshotPublished", "v2"});
+  return plan;
+}
+
+// The world changed before every write (a slice of 0): each pass writes one
+// status and gives way. The one with an Event goes first; the rest follow by
+// name, each pass going on after the last it wrote, so every object gets its
+// status although every pass gives way. The Events of objects whose status
+// waits wait too; an Event about an object without a status (the table) goes.
+TEST(PlanApplier, StatusWritesGiveWayAndGoOnWhereTheyStopped) {
+  AcceptingCluster cluster;
+  kube::EventRecorder events(cluster.client(), {"ax-operator", "test"});
+  PlanApplier applier(
+      cluster.client(), events, [] { return true; },
+      std::chrono::milliseconds(0));
+  WrittenObjects written;
+  const auto changed = [] { return true; };
+
+  ApplyResult r = applier.Apply(FourStatuses(), kNs, written, changed);
+  EXPECT_TRUE(r.yielded);
+  EXPECT_FALSE(r.failed);
+  EXPECT_EQ(r.unwritten, (std::set<std::string>{"Node/a", "Node/b", "Node/d"}));
+  EXPECT_THAT(cluster.TakeRequests(), ElementsAre("status c", "event NodeDown",
+                                                  "event SnapshotPublished"));
+
+  // The next plans no longer have c's Event (its status was written).
+  Plan later = FourStatuses();
+  later.events.erase(later.events.begin());
+  std::vector<std::string> order;
+  for (int pass = 0; pass < 5; ++pass) {
+    r = applier.Apply(later, kNs, written, changed);
+    EXPECT_TRUE(r.yielded);
+    EXPECT_EQ(r.unwritten.size(), 3u);
+    const std::vector<std::string> wrote = cluster.TakeRequests();
+    ASSERT_EQ(wrote.size(), 2u);
+    EXPECT_EQ(wrote[1], "event SnapshotPublished");
+    order.push_back(wrote[0]);
+  }
+  // c went first out of order (its Event), which left the round where it
+  // was: at a.
+  EXPECT_THAT(order, ElementsAre("status a", "status b", "status c", "status d",
+                                 "status a"));
+}
+
+// Nothing changed meanwhile: every status is written in one pass, whatever
+// the slice.
+TEST(PlanApplier, StatusWritesRunToTheEndWhenNothingChanged) {
+  AcceptingCluster cluster;
+  kube::EventRecorder events(cluster.client(), {"ax-operator", "test"});
+  PlanApplier applier(
+      cluster.client(), events, [] { return true; },
+      std::chrono::milliseconds(0));
+  WrittenObjects written;
+  const ApplyResult r =
+      applier.Apply(FourStatuses(), kNs, written, [] { return false; });
+  EXPECT_FALSE(r.yielded);
+  EXPECT_THAT(r.unwritten, IsEmpty());
+  EXPECT_THAT(cluster.TakeRequests(),
+              ElementsAre("status c", "status a", "status b", "status d",
+                          "event NodeDown", "event SnapshotPublished"));
 }
 
 TEST(PlanApplier, WritesNothingWithoutTheLease) {
