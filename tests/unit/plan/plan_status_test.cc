@@ -200,6 +200,26 @@ TEST(PlanStatus, InvalidObjectsAreReportedAndTheRestIsPlanned) {
   EXPECT_THAT(c.Plan(kT0 + 1000).events, IsEmpty());
 }
 
+// The CRD keeps results an atomic list (cheap to apply), so the apiserver
+// lets a report list a node twice: the plan leaves that report out, says
+// which entry in its Ready condition, and counts the other vantage's votes.
+TEST(PlanStatus, AReportListingANodeTwiceIsLeftOutAndSaysWhere) {
+  FakeCluster c = SmallCluster();
+  c.state.probe_reports = {
+      Report("vantage-a", kT0 - 500, Health::kDown),
+      ReportObject("vantage-b", kT0 - 500,
+                   {NodeResult("gz-02", Health::kUp, 9, kT0 - 300'000),
+                    NodeResult("gz-02", Health::kUp, 9, kT0 - 300'000)})};
+  const Plan plan = c.Step(kT0);
+  const json ready = ConditionOf(c.Status("ProbeReport", "vantage-b"), "Ready");
+  EXPECT_EQ(ready["reason"], "InvalidSpec");
+  EXPECT_THAT(ready["message"].get<std::string>(),
+              HasSubstr("spec.results[1].node: duplicate node \"gz-02\""));
+  EXPECT_EQ(c.Status("Node", "gz-02")["health"], "Down");  // a's vote alone
+  EXPECT_THAT(EventLines(plan),
+              Contains("ProbeReport/vantage-b Warning InvalidSpec"));
+}
+
 // The Rule applies until exactly expiresAt (the builder's Rule::ExpiredAt):
 // one millisecond before it shapes routes, at it the snapshot drops it.
 TEST(PlanStatus, RuleExpiresAtExactlyExpiresAt) {
