@@ -136,14 +136,24 @@ def route_table_version(kube) -> int:
     return table[0] if table else 0
 
 
-def merge_patch(kube, path: str, patch: dict) -> dict:
-    """PATCH application/merge-patch+json as the admin, straight from Python, so the
-    time it returns is when the API stored the change (no kubectl start-up)."""
-    req = urllib.request.Request(kube.server + path, method="PATCH",
-                                 data=json.dumps(patch).encode(),
-                                 headers={"Content-Type": "application/merge-patch+json"})
-    with urllib.request.urlopen(req, timeout=10, context=kube._context()) as r:
+def _write(kube, method: str, path: str, body: dict, content_type: str) -> dict:
+    """One write as the admin, straight from Python, so the time it returns is when
+    the API stored the change (no kubectl start-up); the object written."""
+    req = urllib.request.Request(kube.server + path, method=method,
+                                 data=json.dumps(body).encode(),
+                                 headers={"Content-Type": content_type})
+    with urllib.request.urlopen(req, timeout=30, context=kube._context()) as r:
         return json.loads(r.read())
+
+
+def merge_patch(kube, path: str, patch: dict) -> dict:
+    """PATCH application/merge-patch+json."""
+    return _write(kube, "PATCH", path, patch, "application/merge-patch+json")
+
+
+def put_status(kube, path: str, obj: dict) -> dict:
+    """PUT the object's status subresource, as the operator writes statuses."""
+    return _write(kube, "PUT", path + "/status", obj, "application/json")
 
 
 def gslb_path(plural: str, name: str) -> str:
