@@ -7,6 +7,8 @@
 #include <chrono>
 #include <utility>
 
+#include "ax/token_ref.h"
+
 namespace ax::manifest {
 namespace {
 
@@ -94,6 +96,11 @@ std::string ReadHttpUrl(const std::string& text, std::string& out) {
   out = text;
   bool ok = text.starts_with("http://") || text.starts_with("https://");
   return ok ? "" : "must be an http:// or https:// URL, got \"" + text + "\"";
+}
+
+std::string ReadTokenRef(const std::string& text, std::string& out) {
+  out = text;
+  return CheckTokenRef(text);
 }
 
 std::string ReadTime(const std::string& text, int64_t& unix_seconds) {

@@ -31,6 +31,9 @@ std::string ReadSubdivisionCode(const std::string& text, std::string& out);
 // An absolute URL path ("/healthz") and an http(s) URL.
 std::string ReadUrlPath(const std::string& text, std::string& out);
 std::string ReadHttpUrl(const std::string& text, std::string& out);
+// healthCheck.tokenSecretRef: one file name of the token directory
+// (token_ref.h).
+std::string ReadTokenRef(const std::string& text, std::string& out);
 // RFC 3339 ("2026-12-01T00:00:00Z") -> unix seconds.
 std::string ReadTime(const std::string& text, int64_t& unix_seconds);
 

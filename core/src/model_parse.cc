@@ -20,7 +20,7 @@ using manifest::Context, manifest::DecodeEnum, manifest::DecodeFormat,
     manifest::DecodeStatusCodes, manifest::Describe, manifest::Fields,
     manifest::ReadCountryCode, manifest::ReadHostname, manifest::ReadHttpUrl,
     manifest::ReadObjectName, manifest::ReadSubdivisionCode, manifest::ReadTime,
-    manifest::ReadUrlPath;
+    manifest::ReadTokenRef, manifest::ReadUrlPath;
 using nlohmann::json;
 
 void ParseBody(Fields& top, Domain& d) {
@@ -122,7 +122,7 @@ void ParseHealthCheck(Fields& hc, HealthCheck& h) {
     damping.Read("maxSuppress", h.flap_damping.max_suppress_ms,
                  &DecodeMilliseconds);
   }
-  hc.Read("tokenSecretRef", h.token_secret_ref);
+  hc.Read("tokenSecretRef", h.token_secret_ref, &DecodeFormat<&ReadTokenRef>);
 }
 
 void ParseBody(Fields& top, Node& n) {

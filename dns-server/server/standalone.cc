@@ -99,11 +99,7 @@ void StandaloneSource::UpdateProbeTargets(const World& world) {
   if (!prober_) return;
   probe::WorldTargets targets =
       probe::ProbeTargetsForWorld(world, options_.token_dir);
-  for (const probe::TokenProblem& p : targets.unreadable_tokens) {
-    runtime::Log(runtime::LogLevel::kError,
-                 "probe token unreadable; probing without it",
-                 {{"node", p.node}, {"file", p.file}});
-  }
+  probe::LogTokenProblems(targets.token_problems);
   prober_->SetTargets(std::move(targets.targets));
 }
 

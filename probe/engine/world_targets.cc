@@ -1,24 +1,92 @@
 // World -> probe targets (world_targets.h).
 #include "engine/world_targets.h"
 
+#include <algorithm>
 #include <fstream>
 #include <optional>
+#include <system_error>
+
+#include "ax/runtime/log.h"
+#include "ax/token_ref.h"
 
 namespace ax::probe {
 namespace {
 
-// The token file's first line; nullopt when unreadable.
-std::optional<std::string> ReadToken(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::string token;
-  if (!in || !std::getline(in, token)) return std::nullopt;
+namespace fs = std::filesystem;
+
+// Tokens and binding lists are small; a huge file is read only this far.
+constexpr size_t kMaxFileBytes = 1 << 20;
+
+std::optional<std::string> ReadFile(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string text(kMaxFileBytes, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) return std::nullopt;
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
+}
+
+// `file` once symlinks are resolved (a Secret volume's keys are links into
+// its ..data folder), when that is still inside `dir`.
+std::optional<fs::path> InsideDir(const fs::path& dir, const fs::path& file) {
+  std::error_code ec;
+  const fs::path real_dir = fs::canonical(dir, ec);
+  if (ec) return std::nullopt;
+  const fs::path real = fs::canonical(file, ec);
+  if (ec) return std::nullopt;
+  const auto [end, _] =
+      std::mismatch(real_dir.begin(), real_dir.end(), real.begin(), real.end());
+  if (end != real_dir.end()) return std::nullopt;
+  return real;
+}
+
+// The token `node` may send from `token_dir`, or why it is not sent.
+std::optional<std::string> ReadToken(const fs::path& token_dir,
+                                     const std::string& ref,
+                                     const std::string& node,
+                                     TokenProblem& problem) {
+  problem = {node, "", ""};
+  if (token_dir.empty()) {
+    problem.reason = "no token directory is set (--probe-token-dir)";
+    return std::nullopt;
+  }
+  // The parser refused such names already; a World built another way must
+  // not reach outside the directory either.
+  if (std::string bad = CheckTokenRef(ref); !bad.empty()) {
+    problem.reason = "tokenSecretRef " + bad;
+    return std::nullopt;
+  }
+  const fs::path file = token_dir / ref;
+  problem.file = file.string();
+  const std::optional<fs::path> real = InsideDir(token_dir, file);
+  if (!real) {
+    problem.reason = "missing, or a link out of the token directory";
+    return std::nullopt;
+  }
+  const fs::path binding = token_dir / (ref + std::string(kTokenBindingSuffix));
+  if (std::error_code ec; fs::exists(binding, ec)) {
+    const std::optional<std::string> text = ReadFile(binding);
+    if (!text || !TokenBindingAllows(*text, node)) {
+      problem.reason =
+          "not bound to this Node (" + binding.string() + " does not list it)";
+      return std::nullopt;
+    }
+  }
+  const std::optional<std::string> text = ReadFile(*real);
+  const std::string token =
+      text ? text->substr(0, text->find_first_of("\r\n")) : "";
+  if (token.empty()) {
+    problem.reason = text ? "empty first line" : "unreadable";
+    return std::nullopt;
+  }
   return token;
 }
 
 }  // namespace
 
 WorldTargets ProbeTargetsForWorld(const World& world,
-                                  const std::filesystem::path& token_dir) {
+                                  const fs::path& token_dir) {
   WorldTargets out;
   for (const Node& n : world.nodes) {
     if (!n.health_check || n.admin_state == AdminState::kDisabled) continue;
@@ -26,14 +94,12 @@ WorldTargets ProbeTargetsForWorld(const World& world,
     if (!check.address && n.addresses.empty()) continue;
     std::string token;
     if (const std::string& ref = check.token_secret_ref; !ref.empty()) {
-      const std::filesystem::path file =
-          token_dir.empty() ? std::filesystem::path() : token_dir / ref;
-      std::optional<std::string> read;
-      if (!file.empty()) read = ReadToken(file);
-      if (read) {
+      TokenProblem problem;
+      if (std::optional<std::string> read =
+              ReadToken(token_dir, ref, n.meta.name, problem)) {
         token = std::move(*read);
       } else {
-        out.unreadable_tokens.push_back({n.meta.name, file.string()});
+        out.token_problems.push_back(std::move(problem));
       }
     }
     out.targets.push_back(
@@ -43,6 +109,14 @@ WorldTargets ProbeTargetsForWorld(const World& world,
          .token = std::move(token)});
   }
   return out;
+}
+
+void LogTokenProblems(const std::vector<TokenProblem>& problems) {
+  for (const TokenProblem& p : problems) {
+    runtime::Log(runtime::LogLevel::kError,
+                 "probe token not sent; probing without it",
+                 {{"node", p.node}, {"file", p.file}, {"reason", p.reason}});
+  }
 }
 
 }  // namespace ax::probe

@@ -134,11 +134,7 @@ void ProbeSidecar::Reload() {
 
 void ProbeSidecar::Probe(const World& world, const std::string& source) {
   WorldTargets targets = ProbeTargetsForWorld(world, config_.probe_token_dir);
-  for (const TokenProblem& p : targets.unreadable_tokens) {
-    runtime::Log(runtime::LogLevel::kError,
-                 "probe token unreadable; probing without it",
-                 {{"node", p.node}, {"file", p.file}});
-  }
+  LogTokenProblems(targets.token_problems);
   std::vector<std::string> nodes;
   for (const ProbeTarget& t : targets.targets) nodes.push_back(t.node);
   std::sort(nodes.begin(), nodes.end());

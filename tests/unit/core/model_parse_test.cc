@@ -336,6 +336,30 @@ INSTANTIATE_TEST_SUITE_P(
                                    {{{"key", "isp"}, {"operator", "Gt"}}}}}}}),
             "Region/x", "spec.vantageSelector.matchExpressions[0].operator",
             "must be one of In, NotIn, Exists, DoesNotExist"},
+        // issue 15: a token is one file of the token directory, never a path.
+        ErrorCase{"TokenRefAbsolutePath",
+                  Manifest("Node", {{"healthCheck",
+                                     {{"port", 80},
+                                      {"tokenSecretRef",
+                                       "/var/run/secrets/kubernetes.io/"
+                                       "serviceaccount/token"}}}}),
+                  "Node/x", "spec.healthCheck.tokenSecretRef",
+                  "must be one file name of the probe's token directory "
+                  "(letters, digits, '-', '_', '.'), got "
+                  "\"/var/run/secrets/kubernetes.io/serviceaccount/token\""},
+        ErrorCase{
+            "TokenRefParent",
+            Manifest("Node", {{"healthCheck",
+                               {{"port", 80}, {"tokenSecretRef", ".."}}}}),
+            "Node/x", "spec.healthCheck.tokenSecretRef",
+            "must not be \".\" or start with \"..\", got \"..\""},
+        ErrorCase{"TokenRefBindingFile",
+                  Manifest("Node",
+                           {{"healthCheck",
+                             {{"port", 80}, {"tokenSecretRef", "api.nodes"}}}}),
+                  "Node/x", "spec.healthCheck.tokenSecretRef",
+                  "must not end in \".nodes\" (a token's binding file, not a "
+                  "token), got \"api.nodes\""},
         ErrorCase{"QuotedNumber", Manifest("Node", {{"weight", "100"}}),
                   "Node/x", "spec.weight", "must be an integer"},
         ErrorCase{"NegativeNumber", Manifest("Node", {{"weight", -1}}),
