@@ -174,7 +174,7 @@ def runbook_metrics() -> dict[str, tuple[str, set[str]]]:
 def test_metrics_match_the_runbook(cluster, leader):
     """Exactly the runbook's names, types and labels, in both exposition formats."""
     expected = runbook_metrics()
-    assert len(expected) == 14
+    assert len(expected) == 15
     for accept, parse in [(None, text_string_to_metric_families),
                           ("application/openmetrics-text; version=1.0.0",
                            openmetrics_families)]:
