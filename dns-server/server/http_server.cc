@@ -1,4 +1,5 @@
-// Handlers are small and read-only except rollback; the JSON shapes are
+// Handlers are small and read-only except rollback, which is the admin
+// listener's alone and checks the bearer token first; the JSON shapes are
 // documented in the README's ax-dns section.
 #include "server/http_server.h"
 
@@ -9,8 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "ax/ip.h"
+#include "ax/runtime/bearer_token.h"
 #include "ax/runtime/clock.h"
 #include "ax/runtime/config_values.h"
+#include "ax/runtime/log.h"
 #include "server/explain_handler.h"
 
 namespace ax::dns {
@@ -67,10 +70,21 @@ void Reply(httplib::Response& res, int status, const nlohmann::json& body) {
   res.set_content(body.dump() + "\n", "application/json");
 }
 
+// A 404 that says which listener serves the path: the API left the operating
+// listener (issue 15), so an old URL gets a pointer rather than silence.
+httplib::Server::Handler ServedOn(std::string where) {
+  return [where = std::move(where)](const httplib::Request& req,
+                                    httplib::Response& res) {
+    Reply(res, 404, {{"error", req.path + " is served on " + where}});
+  };
+}
+
 }  // namespace
 
-void HttpServer::Route() {
-  httplib::Server& server = listener_.server();
+HttpServer::HttpServer(HttpSources sources) : sources_(sources) {}
+
+void HttpServer::RouteOperating() {
+  httplib::Server& server = operating_.server();
   SnapshotStore* store = sources_.store;
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
@@ -89,7 +103,14 @@ void HttpServer::Route() {
                 "\n",
             "text/plain");
       });
-  listener_.ServeMetrics([this] { return sources_.metrics->Collect(); });
+  operating_.ServeMetrics([this] { return sources_.metrics->Collect(); });
+  server.Get(R"(/v1/.*)", ServedOn("the API listener (--api-listen)"));
+  server.Post(R"(/v1/.*)", ServedOn("the admin listener (--admin-listen)"));
+}
+
+void HttpServer::RouteApi() {
+  httplib::Server& server = api_.server();
+  SnapshotStore* store = sources_.store;
   server.Get("/v1/explain", [this, store](const httplib::Request& req,
                                           httplib::Response& res) {
     const auto state = store->Current();
@@ -102,32 +123,76 @@ void HttpServer::Route() {
              [store](const httplib::Request&, httplib::Response& res) {
                Reply(res, 200, StatusJson(store->Status()));
              });
-  server.Post("/v1/snapshot/rollback",
-              [store](const httplib::Request& req, httplib::Response& res) {
-                std::string error;
-                bool ok = false;
-                if (req.has_param("version")) {
-                  int64_t version = 0;
-                  if (!runtime::ParseInt(req.get_param_value("version"), 1,
-                                         INT64_MAX, &version, &error)) {
-                    Reply(res, 400, {{"error", "version: " + error}});
-                    return;
-                  }
-                  ok = store->Rollback(static_cast<uint64_t>(version), &error);
-                } else {
-                  ok = store->Rollback(&error);
-                }
-                if (!ok) {
-                  Reply(res, 409, {{"error", error}});
-                  return;
-                }
-                Reply(res, 200, StatusJson(store->Status()));
-              });
+  server.Post(R"(/v1/.*)", ServedOn("the admin listener (--admin-listen)"));
 }
 
-bool HttpServer::Start(const runtime::Endpoint& at, std::string* error) {
-  Route();
-  return listener_.Start(at, "http", error);
+void HttpServer::RouteAdmin(const std::string& token_file) {
+  SnapshotStore* store = sources_.store;
+  admin_.server().Post(
+      "/v1/snapshot/rollback",
+      [store, token_file](const httplib::Request& req, httplib::Response& res) {
+        const runtime::BearerCheck auth = runtime::CheckBearer(
+            token_file, req.get_header_value("Authorization"));
+        if (auth != runtime::BearerCheck::kAllowed) {
+          runtime::Log(runtime::LogLevel::kWarn, "admin request refused",
+                       {{"path", req.path},
+                        {"from", req.remote_addr},
+                        {"reason", runtime::BearerCheckText(auth)}});
+          const bool unavailable = auth == runtime::BearerCheck::kUnavailable;
+          if (!unavailable) {
+            res.set_header("WWW-Authenticate", "Bearer realm=\"ax-dns admin\"");
+          }
+          Reply(res, unavailable ? 503 : 401,
+                {{"error", runtime::BearerCheckText(auth)}});
+          return;
+        }
+        std::string error;
+        bool ok = false;
+        if (req.has_param("version")) {
+          int64_t version = 0;
+          if (!runtime::ParseInt(req.get_param_value("version"), 1, INT64_MAX,
+                                 &version, &error)) {
+            Reply(res, 400, {{"error", "version: " + error}});
+            return;
+          }
+          ok = store->Rollback(static_cast<uint64_t>(version), &error);
+        } else {
+          ok = store->Rollback(&error);
+        }
+        if (!ok) {
+          Reply(res, 409, {{"error", error}});
+          return;
+        }
+        runtime::Log(runtime::LogLevel::kInfo, "admin rollback accepted",
+                     {{"from", req.remote_addr}});
+        Reply(res, 200, StatusJson(store->Status()));
+      });
+}
+
+bool HttpServer::Start(const HttpEndpoints& at, std::string* error) {
+  if (at.operating) {
+    RouteOperating();
+    if (!operating_.Start(*at.operating, "http", error)) return false;
+  }
+  if (at.api) {
+    RouteApi();
+    if (!api_.Start(*at.api, "api", error)) return false;
+  }
+  if (at.admin) {
+    if (at.admin_token_file.empty()) {
+      *error = "admin: a token file is required";
+      return false;
+    }
+    RouteAdmin(at.admin_token_file);
+    if (!admin_.Start(*at.admin, "admin", error)) return false;
+  }
+  return true;
+}
+
+void HttpServer::Stop() {
+  operating_.Stop();
+  api_.Stop();
+  admin_.Stop();
 }
 
 }  // namespace ax::dns

@@ -1,10 +1,13 @@
-// The operating HTTP surface of ax-dns (cpp-httplib): /healthz (the process is
-// alive), /readyz (200 once a snapshot is served, 503 with the reason before),
-// /metrics (Prometheus text, or OpenMetrics when asked), /v1/explain (why a
-// client gets its answer), GET /v1/snapshot (what is served, what is kept, the
-// last error) and POST /v1/snapshot/rollback[?version=N].
+// The HTTP surfaces of ax-dns (cpp-httplib), one listener each so that who
+// may reach one does not decide about another: operating (/healthz: the
+// process is alive; /readyz: 200 once a snapshot is served, 503 with the
+// reason before; /metrics: Prometheus text, or OpenMetrics when asked), the
+// read-only API (/v1/explain: why a client gets its answer; GET /v1/snapshot:
+// what is served, what is kept, the last error) and admin (POST
+// /v1/snapshot/rollback[?version=N], behind a bearer token, off by default).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "ax/runtime/http_listener.h"
@@ -21,20 +24,36 @@ struct HttpSources {
   const Metrics* metrics = nullptr;
 };
 
+// Where each surface listens; unset: not served.
+struct HttpEndpoints {
+  std::optional<runtime::Endpoint> operating;  // --http-listen
+  std::optional<runtime::Endpoint> api;        // --api-listen
+  std::optional<runtime::Endpoint> admin;      // --admin-listen
+  std::string admin_token_file;                // required with `admin`
+};
+
 class HttpServer {
  public:
-  explicit HttpServer(HttpSources sources) : sources_(sources) {}
+  explicit HttpServer(HttpSources sources);
 
-  // Binds `at` (port 0: a free port) and serves on a background thread.
-  bool Start(const runtime::Endpoint& at, std::string* error);
-  void Stop() { listener_.Stop(); }
-  const runtime::Endpoint& bound() const { return listener_.bound(); }
+  // Binds each endpoint set (port 0: a free port) and serves each on its own
+  // threads.
+  bool Start(const HttpEndpoints& at, std::string* error);
+  void Stop();
+  const runtime::Endpoint& operating() const { return operating_.bound(); }
+  const runtime::Endpoint& api() const { return api_.bound(); }
+  const runtime::Endpoint& admin() const { return admin_.bound(); }
 
  private:
-  void Route();
+  void RouteOperating();
+  void RouteApi();
+  void RouteAdmin(const std::string& token_file);
 
   const HttpSources sources_;
-  runtime::HttpListener listener_;
+  // Probes and scrapes only: few threads, short requests.
+  runtime::HttpListener operating_{runtime::HttpLimits{.threads = 2}};
+  runtime::HttpListener api_{runtime::HttpLimits{.threads = 8}};
+  runtime::HttpListener admin_{runtime::HttpLimits{.threads = 2}};
 };
 
 }  // namespace ax::dns

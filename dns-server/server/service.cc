@@ -57,13 +57,15 @@ bool Service::Start(std::string* error) {
       .standalone = standalone_ ? standalone_->plan_metrics() : nullptr});
   http_ = std::make_unique<HttpServer>(HttpSources{
       .store = &store_, .geo = geo_.get(), .metrics = metrics_.get()});
-  if (!config_.http_listen.empty()) {
-    runtime::Endpoint at;
-    if (!runtime::ParseEndpoint(config_.http_listen, &at, error) ||
-        !http_->Start(at, error)) {
-      return false;
-    }
+  HttpEndpoints endpoints{.admin_token_file = config_.admin_token_file};
+  for (auto [text, slot] :
+       {std::pair{&config_.http_listen, &endpoints.operating},
+        std::pair{&config_.api_listen, &endpoints.api},
+        std::pair{&config_.admin_listen, &endpoints.admin}}) {
+    if (text->empty()) continue;
+    if (!runtime::ParseEndpoint(*text, &slot->emplace(), error)) return false;
   }
+  if (!http_->Start(endpoints, error)) return false;
   if (!config_.redirect_listen.empty()) {
     runtime::Endpoint at;
     if (!runtime::ParseEndpoint(config_.redirect_listen, &at, error))

@@ -46,7 +46,10 @@ class Service {
   const std::vector<runtime::Endpoint>& dns_addresses() const {
     return udp_->bound();
   }
-  const runtime::Endpoint& http_address() const { return http_->bound(); }
+  // The HTTP listeners (http_server.h); port 0 when not served.
+  const runtime::Endpoint& http_address() const { return http_->operating(); }
+  const runtime::Endpoint& api_address() const { return http_->api(); }
+  const runtime::Endpoint& admin_address() const { return http_->admin(); }
   UdpStats udp_stats() const { return udp_->stats(); }
   TcpStats tcp_stats() const { return tcp_->stats(); }
   const Metrics& metrics() const { return *metrics_; }

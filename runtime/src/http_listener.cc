@@ -4,7 +4,9 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
+#include <string>
 
 #include "ax/ip.h"
 #include "ax/runtime/log.h"
@@ -12,7 +14,35 @@
 
 namespace ax::runtime {
 
-HttpListener::HttpListener() : server_(std::make_unique<httplib::Server>()) {}
+HttpListener::HttpListener(HttpLimits limits)
+    : server_(std::make_unique<httplib::Server>()) {
+  httplib::Server& s = *server_;
+  s.set_payload_max_length(limits.max_body_bytes);
+  s.set_read_timeout(limits.read_timeout);
+  s.set_write_timeout(limits.write_timeout);
+  s.set_keep_alive_timeout(limits.keep_alive_timeout.count());
+  s.set_keep_alive_max_count(limits.keep_alive_requests);
+  const size_t threads = std::max<size_t>(1, limits.threads);
+  s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // Runs after the headers, before the body is read: a large body is
+  // refused without reading it (httplib alone would read and discard it).
+  const size_t max_body = limits.max_body_bytes;
+  s.set_pre_routing_handler([max_body](const httplib::Request& req,
+                                       httplib::Response& res) {
+    const bool chunked = req.has_header("Transfer-Encoding");
+    // strtoull: a malformed length reads as 0 and fails in httplib later.
+    const uint64_t length = req.get_header_value<uint64_t>("Content-Length");
+    if (!chunked && length <= max_body) {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    res.status = 413;
+    res.set_header("Connection", "close");
+    res.set_content("request body too large: at most " +
+                        std::to_string(max_body) + " bytes, sent in full\n",
+                    "text/plain");
+    return httplib::Server::HandlerResponse::Handled;
+  });
+}
 
 HttpListener::~HttpListener() { Stop(); }
 

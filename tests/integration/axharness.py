@@ -168,7 +168,8 @@ class AxDns:
     proc: subprocess.Popen | None = None
     port: int = 0  # UDP and TCP on 127.0.0.1
     port6: int = 0  # UDP and TCP on ::1 (0: not listening)
-    http: str = ""  # host:port
+    http: str = ""  # host:port: health and metrics
+    api: str = ""  # host:port: /v1/explain, /v1/snapshot
     log_path: Path | None = None
 
     def command(self) -> list[str]:
@@ -178,6 +179,7 @@ class AxDns:
             *(self.source_args or ["--standalone", str(self.manifest_dir)]),
             "--listen", "127.0.0.1:0",
             "--http-listen", "127.0.0.1:0",
+            "--api-listen", "127.0.0.1:0",
             "--geo-db", str(geo["v4"]),
             "--geo-db", str(geo["v6"]),
             "--geo-schema", "dbip",
@@ -235,7 +237,7 @@ class AxDns:
             if self.proc.poll() is not None:
                 raise HarnessError(
                     f"ax-dns exited with {self.proc.returncode}:\n{self.log_path.read_text()}")
-            udp = tcp = http = None
+            udp = tcp = http = api = None
             for line in self.log_lines():
                 if line.get("msg") == "udp listening":
                     udp = line["addresses"]
@@ -243,7 +245,9 @@ class AxDns:
                     tcp = line["addresses"]
                 elif line.get("msg") == "http listening":
                     http = line["address"]
-            if not (udp and tcp and http):
+                elif line.get("msg") == "api listening":
+                    api = line["address"]
+            if not (udp and tcp and http and api):
                 return False
             if udp != tcp:
                 raise HarnessError(f"UDP {udp} and TCP {tcp} ports differ")
@@ -253,7 +257,7 @@ class AxDns:
                     self.port = int(port)
                 elif host == "[::1]":
                     self.port6 = int(port)
-            self.http = http
+            self.http, self.api = http, api
             return True
 
         wait_for("ax-dns listening", listening, timeout, error=HarnessError,
@@ -285,8 +289,10 @@ class AxDns:
         return metric_samples(body.decode()).get((name, tuple(sorted(labels.items()))))
 
     def http_get(self, path: str) -> tuple[int, bytes]:
+        """GET path from the listener that serves it: /v1/... from the API one."""
+        at = self.api if path.startswith("/v1/") else self.http
         try:
-            with urllib.request.urlopen(f"http://{self.http}{path}", timeout=5) as r:
+            with urllib.request.urlopen(f"http://{at}{path}", timeout=5) as r:
                 return r.status, r.read()
         except urllib.error.HTTPError as e:
             return e.code, e.read()

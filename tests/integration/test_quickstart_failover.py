@@ -111,7 +111,7 @@ def test_stopped_node_fails_over_and_comes_back(quickstart):
     assert 'down: ["gz-01"]' in e["summary"], e["summary"]
     axctl = ax_dns_binary().parent / "axctl"
     text = subprocess.run(
-        [str(axctl), "explain", WWW, "--client", "113.108.1.1", "--server", f"http://{ax.http}"],
+        [str(axctl), "explain", WWW, "--client", "113.108.1.1", "--server", f"http://{ax.api}"],
         check=True, capture_output=True, text=True, timeout=10).stdout
     print(text)
     assert re.search(r"route\s+FallbackRegion via region cn-north-unicom", text), text

@@ -82,6 +82,11 @@ seccompProfile:
 snapshot-configmap: {{ printf "%s/%s" .Release.Namespace (include "ax.routeTable" .) }}
 listen: {{ toJson $dns.listen }}
 http-listen: {{ printf "0.0.0.0:%v" $dns.httpPort | quote }}
+api-listen: {{ printf "0.0.0.0:%v" $dns.apiPort | quote }}
+{{- if $dns.admin.tokenSecret }}
+admin-listen: {{ printf "127.0.0.1:%v" $dns.admin.port | quote }}
+admin-token-file: /etc/ax/admin/token
+{{- end }}
 log-level: {{ $dns.logLevel }}
 workers: {{ $dns.workers }}
 edns-udp-size: {{ $dns.ednsUdpSize }}

@@ -290,6 +290,36 @@ def test_zone_and_geo_settings_reach_the_dns_config():
     assert {"name": "probe-tokens", "secret": {"secretName": "ax-probe-tokens"}} in spec["volumes"]
 
 
+def test_admin_listener_only_with_a_token_secret():
+    """ax-dns's listeners (issue 15): health and metrics, the read-only API, and the
+    admin (rollback) listener only when a token Secret is named, then on loopback."""
+    def dns_config(docs):
+        cm = by_kind_name(docs)[("ConfigMap", "ax-dns-config")]
+        return yaml.safe_load(cm["data"]["ax-dns.yaml"])
+
+    default = documents(render("default"))
+    config = dns_config(default)
+    assert (config["http-listen"], config["api-listen"]) == ("0.0.0.0:8080", "0.0.0.0:8083")
+    assert "admin-listen" not in config and "admin-token-file" not in config
+    ports = {p["name"]: p["containerPort"]
+             for p in container(default, ("Deployment", "ax-dns"), "ax-dns")["ports"]}
+    assert ports["http"] == 8080 and ports["api"] == 8083 and 8084 not in ports.values()
+
+    admin = documents(template("--set", "dns.admin.tokenSecret=ax-dns-admin").stdout)
+    config = dns_config(admin)
+    assert config["admin-listen"] == "127.0.0.1:8084"
+    assert config["admin-token-file"] == "/etc/ax/admin/token"
+    spec = by_kind_name(admin)[("Deployment", "ax-dns")]["spec"]["template"]["spec"]
+    assert {"name": "admin-token", "secret": {
+        "secretName": "ax-dns-admin", "items": [{"key": "token", "path": "token"}]}} \
+        in spec["volumes"]
+    dns = container(admin, ("Deployment", "ax-dns"), "ax-dns")
+    assert {"name": "admin-token", "mountPath": "/etc/ax/admin", "readOnly": True} \
+        in dns["volumeMounts"]
+    # Loopback only: no container port, so no Service port and no NetworkPolicy hole.
+    assert 8084 not in {p["containerPort"] for p in dns["ports"]}
+
+
 def test_prometheus_rule_is_the_rules_file():
     docs = by_kind_name(documents(render("monitoring")))
     rule = docs[("PrometheusRule", "ax")]
@@ -329,7 +359,7 @@ def test_network_policies():
     dns_rule, http_rule = dns["ingress"]
     assert {(p["port"], p["protocol"]) for p in dns_rule["ports"]} == {(53, "UDP"), (53, "TCP")}
     assert dns_rule["from"] == [{"ipBlock": {"cidr": "0.0.0.0/0"}}]
-    assert {p["port"] for p in http_rule["ports"]} == {8080, 8081}
+    assert {p["port"] for p in http_rule["ports"]} == {8080, 8081, 8083}
     assert http_rule["from"] == [{"namespaceSelector": {"matchLabels": {
         "kubernetes.io/metadata.name": "monitoring"}}}]
     assert ("NetworkPolicy", "ax-operator") in docs

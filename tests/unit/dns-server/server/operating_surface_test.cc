@@ -151,7 +151,7 @@ TEST_F(OperatingSurfaceTest, CountersMoveWithQueries) {
 
 TEST_F(OperatingSurfaceTest, ExplainOverHttp) {
   ASSERT_NO_FATAL_FAILURE(StartOpsWorld());
-  httplib::Client http = Http();
+  httplib::Client http = Api();
   auto res = http.Get(
       "/v1/explain?name=www.example.test&client=198.51.100.1"
       "&ecs=192.0.2.0/24");
@@ -173,7 +173,7 @@ TEST_F(OperatingSurfaceTest, ExplainOverHttp) {
 TEST_F(OperatingSurfaceTest, ExplainAndRedirectAre503BeforeASnapshot) {
   Start({"--snapshot", (dir_ / "missing.json").string(), "--redirect-listen",
          "127.0.0.1:0"});
-  auto res = Http().Get("/v1/explain?name=www.example.test&client=192.0.2.1");
+  auto res = Api().Get("/v1/explain?name=www.example.test&client=192.0.2.1");
   EXPECT_EQ(res->status, 503);
   EXPECT_EQ(nlohmann::json::parse(res->body)["error"],
             "no snapshot loaded yet");
@@ -186,7 +186,7 @@ TEST_F(OperatingSurfaceTest, ExplainAndRedirectAre503BeforeASnapshot) {
 TEST_F(OperatingSurfaceTest, SnapshotStatusNamesTheServedSnapshot) {
   ASSERT_NO_FATAL_FAILURE(StartOpsWorld());
   const nlohmann::json doc =
-      nlohmann::json::parse(Http().Get("/v1/snapshot")->body);
+      nlohmann::json::parse(Api().Get("/v1/snapshot")->body);
   EXPECT_EQ(doc["version"], 1);
   EXPECT_TRUE(doc["contentHash"].get<std::string>().starts_with("fnv1a64:"));
   EXPECT_GE(doc["ageSeconds"].get<double>(), 0);

@@ -1,7 +1,7 @@
 // A Service started in process from command-line flags plus test defaults
 // (loopback, port 0, two workers, no RRL, no probing: the quickstart's demo
-// health endpoints are not running), with an HTTP client for its
-// endpoint. Shared by the service and operating-surface suites.
+// health endpoints are not running), with an HTTP client for each of its
+// listeners. Shared by the service and operating-surface suites.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -21,9 +21,10 @@ namespace ax::dns::testing {
 class ServiceFixture : public ::testing::Test {
  protected:
   void Start(std::vector<std::string> args) {
-    for (const char* a : {"--listen", "127.0.0.1:0", "--http-listen",
-                          "127.0.0.1:0", "--workers", "2", "--no-rrl",
-                          "--no-probe", "--reload-debounce", "20ms"}) {
+    for (const char* a :
+         {"--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0",
+          "--api-listen", "127.0.0.1:0", "--workers", "2", "--no-rrl",
+          "--no-probe", "--reload-debounce", "20ms"}) {
       args.emplace_back(a);
     }
     ConfigResult config = ParseConfig(args, {});
@@ -40,8 +41,12 @@ class ServiceFixture : public ::testing::Test {
     extra.insert(extra.begin(), {"--standalone", dir_.path().string()});
     Start(extra);
   }
-  httplib::Client Http() const {
-    const runtime::Endpoint& at = service_->http_address();
+  // The operating listener (health, metrics), the read-only API and, when
+  // started with --admin-listen, the admin listener.
+  httplib::Client Http() const { return Client(service_->http_address()); }
+  httplib::Client Api() const { return Client(service_->api_address()); }
+  httplib::Client Admin() const { return Client(service_->admin_address()); }
+  static httplib::Client Client(const runtime::Endpoint& at) {
     return httplib::Client(FormatIp(at.ip), at.port);
   }
   // Every address any node of the served snapshot has.

@@ -166,27 +166,76 @@ TEST_F(ServiceTest, ReadyOnceASnapshotIsLoaded) {
 TEST_F(ServiceTest, SnapshotStatusAndRollbackOverHttp) {
   const auto file = dir_ / "snapshot.json";
   testing::WriteFile(file, MakeSnapshotJson(1));
-  ASSERT_NO_FATAL_FAILURE(Start({"--snapshot", file.string()}));
-  httplib::Client http = Http();
-  auto status = nlohmann::json::parse(http.Get("/v1/snapshot")->body);
+  const auto token = dir_.Write("admin-token", "s3cret\n");
+  ASSERT_NO_FATAL_FAILURE(
+      Start({"--snapshot", file.string(), "--admin-listen", "127.0.0.1:0",
+             "--admin-token-file", token.string()}));
+  auto status = nlohmann::json::parse(Api().Get("/v1/snapshot")->body);
   EXPECT_EQ(status["current"]["version"], 1);
   EXPECT_EQ(status["current"]["source"], "file:" + file.string());
 
-  auto res = http.Post("/v1/snapshot/rollback");
+  httplib::Client admin = Admin();
+  admin.set_bearer_token_auth("s3cret");
+  auto res = admin.Post("/v1/snapshot/rollback");
   EXPECT_EQ(res->status, 409);  // nothing older yet
   EXPECT_NE(res->body.find("no earlier snapshot"), std::string::npos);
 
   WriteFileAtomically(file, MakeSnapshotJson(2, 1));
   ASSERT_TRUE(WaitFor(
       [&] { return service_->store().Status().current->version == 2; }));
-  EXPECT_EQ(http.Post("/v1/snapshot/rollback?version=x")->status, 400);
-  EXPECT_EQ(http.Post("/v1/snapshot/rollback?version=9")->status, 409);
-  res = http.Post("/v1/snapshot/rollback?version=1");
+  EXPECT_EQ(admin.Post("/v1/snapshot/rollback?version=x")->status, 400);
+  EXPECT_EQ(admin.Post("/v1/snapshot/rollback?version=9")->status, 409);
+  res = admin.Post("/v1/snapshot/rollback?version=1");
   ASSERT_EQ(res->status, 200) << res->body;
   status = nlohmann::json::parse(res->body);
   EXPECT_EQ(status["current"]["version"], 1);
   EXPECT_EQ(status["rolledBack"], true);
   EXPECT_EQ(status["history"].size(), 2u);
+}
+
+// Rollback is the admin listener's alone: not on the operating or the API
+// listener, and there only with the token (issue 15).
+TEST_F(ServiceTest, RollbackNeedsTheAdminListenerAndItsToken) {
+  const auto file = dir_ / "snapshot.json";
+  testing::WriteFile(file, MakeSnapshotJson(1));
+  const auto token = dir_.Write("admin-token", "s3cret\n");
+  ASSERT_NO_FATAL_FAILURE(
+      Start({"--snapshot", file.string(), "--admin-listen", "127.0.0.1:0",
+             "--admin-token-file", token.string()}));
+  WriteFileAtomically(file, MakeSnapshotJson(2, 1));
+  ASSERT_TRUE(WaitFor(
+      [&] { return service_->store().Status().current->version == 2; }));
+  for (const runtime::Endpoint* at :
+       {&service_->http_address(), &service_->api_address()}) {
+    auto res = Client(*at).Post("/v1/snapshot/rollback");
+    EXPECT_EQ(res->status, 404);
+    EXPECT_EQ(nlohmann::json::parse(res->body)["error"],
+              "/v1/snapshot/rollback is served on the admin listener "
+              "(--admin-listen)");
+  }
+  EXPECT_EQ(nlohmann::json::parse(Http().Get("/v1/snapshot")->body)["error"],
+            "/v1/snapshot is served on the API listener (--api-listen)");
+
+  auto res = Admin().Post("/v1/snapshot/rollback");
+  EXPECT_EQ(res->status, 401);
+  EXPECT_EQ(res->get_header_value("WWW-Authenticate"),
+            "Bearer realm=\"ax-dns admin\"");
+  httplib::Client wrong = Admin();
+  wrong.set_bearer_token_auth("guess");
+  EXPECT_EQ(wrong.Post("/v1/snapshot/rollback")->status, 401);
+  testing::WriteFile(token, "\n");  // an empty Secret lets nobody in
+  httplib::Client right = Admin();
+  right.set_bearer_token_auth("s3cret");
+  EXPECT_EQ(right.Post("/v1/snapshot/rollback")->status, 503);
+  EXPECT_EQ(service_->store().Status().current->version, 2);
+
+  // No admin listener without a token file.
+  ConfigResult config = ParseConfig(
+      {"--snapshot", file.string(), "--admin-listen", "127.0.0.1:0"}, {});
+  EXPECT_FALSE(config.ok);
+  EXPECT_EQ(config.error,
+            "--admin-listen needs --admin-token-file: mutating endpoints are "
+            "never open");
 }
 
 TEST(ServiceStartTest, UnusableGeoDatabaseIsFatal) {

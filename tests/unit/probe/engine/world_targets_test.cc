@@ -8,11 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 
 #include "ax/ip.h"
+#include "temp_dir.h"
 
 namespace ax::probe {
 namespace {
@@ -24,18 +24,13 @@ using ::testing::IsEmpty;
 class WorldTargetsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("ax-world-targets-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
     fs::create_directories(tokens());
     Write(root_ / "secret", "the pod's own credential\n");
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   fs::path tokens() const { return root_ / "tokens"; }
   static void Write(const fs::path& file, const std::string& text) {
-    std::ofstream(file, std::ios::binary) << text;
+    ax::testing::WriteFile(file, text);
   }
   static Node ProbedNode(const std::string& name, const std::string& ref) {
     Node n;
@@ -60,7 +55,8 @@ class WorldTargetsTest : public ::testing::Test {
       why_not_[p.node] = p.reason;
   }
 
-  fs::path root_;
+  ax::testing::TempDir dir_;
+  const fs::path& root_ = dir_.path();
   std::map<std::string, std::string> sent_;
   std::map<std::string, std::string> why_not_;
 };
