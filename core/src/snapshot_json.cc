@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "ax/hash.h"
+#include "ax/json_text.h"
 #include "snapshot_doc.h"
 
 namespace ax {
@@ -464,11 +465,9 @@ class Reader {
   std::vector<std::string_view> seen_;  // keys asked for, for objects
 };
 
-std::string Dump(const Json& j) {
-  // Invalid UTF-8 in a name becomes U+FFFD instead of an exception; parse ->
-  // serialise then still reproduces the bytes.
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+// Invalid UTF-8 in a name becomes U+FFFD instead of an exception; parse ->
+// serialise then still reproduces the bytes.
+std::string Dump(const Json& j) { return JsonText(j); }
 
 Json ContentJson(const Snapshot& s) {
   Json j = Json::object();

@@ -9,6 +9,7 @@
 #include <bit>
 #include <cerrno>
 
+#include "ax/json_text.h"
 #include "ax/runtime/log.h"
 #include "ax/runtime/net.h"
 #include "ax/runtime/random_seed.h"
@@ -169,8 +170,7 @@ void DecisionLog::Drain() {
     const size_t tail = p->tail_.load(std::memory_order_acquire);
     for (; head != tail; ++head) {
       DecisionRecord& slot = p->slots_[head & p->mask_];
-      std::string line = FormatDecision(slot).dump(
-          -1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+      std::string line = JsonText(FormatDecision(slot));
       slot.state.reset();  // the snapshot is released here, not by a worker
       line += '\n';
       if (WriteLine(line)) written_.fetch_add(1, std::memory_order_relaxed);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ax/ip.h"
+#include "ax/json_text.h"
 #include "ax/runtime/bearer_token.h"
 #include "ax/runtime/clock.h"
 #include "ax/runtime/config_values.h"
@@ -67,7 +68,8 @@ nlohmann::json StatusJson(const StoreStatus& s) {
 
 void Reply(httplib::Response& res, int status, const nlohmann::json& body) {
   res.status = status;
-  res.set_content(body.dump() + "\n", "application/json");
+  // Bodies echo request bytes (a path, a parameter): never a throw on them.
+  res.set_content(JsonText(body) + "\n", "application/json");
 }
 
 // A 404 that says which listener serves the path: the API left the operating

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "ax/decide.h"
+#include "ax/json_text.h"
 #include "ax/runtime/clock.h"
 #include "ax/runtime/random_seed.h"
 #include "responder/client_subnet.h"
@@ -41,6 +42,15 @@ std::string_view PathAndQuery(std::string_view target) {
                                           : target.substr(path);
   }
   return target;
+}
+
+// RFC 9112 section 3.2: origin-form ("/p?q"), or absolute-form
+// ("http://host/p"), which a server must accept as well. Anything else
+// ("@evil.example", "*") would be glued to a node's URL as its authority or
+// port.
+bool RedirectableTarget(std::string_view target) {
+  return target.starts_with('/') || target.starts_with("http://") ||
+         target.starts_with("https://");
 }
 
 std::string Names(const Snapshot& s, const Answer& answer) {
@@ -81,6 +91,12 @@ std::string JoinUrl(std::string_view base, std::string_view target) {
 RedirectReply DecideRedirect(const RedirectRequest& request,
                              const ServingState* state, const GeoResolver* geo,
                              int64_t now_ms, Rng& rng) {
+  if (!RedirectableTarget(request.target)) {
+    return {400, "",
+            "the request target must be a path (/...) or an http(s) URL, got "
+            "\"" +
+                request.target + "\""};
+  }
   if (!state) return {503, "", "no snapshot loaded yet"};
   const std::string host = HostName(request.host);
   const Snapshot& s = state->snapshot();
@@ -155,7 +171,7 @@ bool Redirector::Start(std::string* error) {
     } else {
       const nlohmann::json body = {{"error", reply.reason},
                                    {"host", HostName(request.host)}};
-      res.set_content(body.dump() + "\n", "application/json");
+      res.set_content(JsonText(body) + "\n", "application/json");
     }
     metrics_->Redirect(reply.status).Increment();
   });

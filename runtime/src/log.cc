@@ -8,6 +8,8 @@
 #include <chrono>
 #include <string>
 
+#include "ax/json_text.h"
+
 namespace ax::runtime {
 namespace {
 
@@ -52,8 +54,7 @@ void Log(LogLevel level, std::string_view msg, LogFields fields) {
   line["msg"] = msg;
   for (const auto& [key, value] : fields) line[key] = value;
   // Invalid UTF-8 in a field (a file name, say) is replaced, never thrown.
-  std::string text = line.dump(
-      -1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  std::string text = JsonText(line);
   text.push_back('\n');
   const char* p = text.data();
   size_t left = text.size();

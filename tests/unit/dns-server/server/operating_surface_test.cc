@@ -198,6 +198,26 @@ TEST_F(OperatingSurfaceTest, SnapshotStatusNamesTheServedSnapshot) {
   EXPECT_EQ(doc["lastError"], "");
 }
 
+// A stranger's bytes that are not UTF-8, echoed in an error body, come back
+// as U+FFFD: a 404 as for any unknown name, never a handler that throws
+// (which httplib would turn into a 500).
+TEST_F(OperatingSurfaceTest, InvalidUtf8IsReplacedNeverThrown) {
+  ASSERT_NO_FATAL_FAILURE(StartOpsWorld({"--redirect-listen", "127.0.0.1:0"}));
+  const std::string replacement = "\xEF\xBF\xBD";
+  auto res = Api().Get("/v1/explain?name=%FF.example.test&client=192.0.2.1");
+  ASSERT_EQ(res->status, 404) << res->body;
+  EXPECT_NE(res->body.find(replacement), std::string::npos) << res->body;
+  res = Redirector().Get("/", {{"Host", "\xFF.example.test"}});
+  ASSERT_EQ(res->status, 404) << res->body;
+  EXPECT_NE(res->body.find(replacement), std::string::npos) << res->body;
+  // Not a path: refused, not glued to a node's URL.
+  httplib::Client raw = Redirector();
+  res = raw.Get("@evil.example", {{"Host", "api.example.test"}});
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400) << res->body;
+  EXPECT_EQ(res->get_header_value("Location"), "");
+}
+
 TEST_F(OperatingSurfaceTest, RedirectorKeepsPathAndQuery) {
   ASSERT_NO_FATAL_FAILURE(StartOpsWorld({"--redirect-listen", "127.0.0.1:0"}));
   httplib::Client r = Redirector();

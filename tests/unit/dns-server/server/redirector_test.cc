@@ -1,7 +1,8 @@
 // The redirector's pick as a function: Location joins the redirect URL with
 // the original path and query, hosts are matched case-insensitively without
 // port or trailing dot, 404 for other hosts, 503 with the reason when nothing
-// can serve, and the fallback CNAME's URL.
+// can serve, the fallback CNAME's URL, and 400 for a target that is not a
+// path.
 #include "server/redirector.h"
 
 #include <gtest/gtest.h>
@@ -60,6 +61,23 @@ TEST(RedirectorTest, NoRedirectUrlIs503WithTheReason) {
       Redirect(state.get(), "www.example.test", "/", "192.0.2.9");
   EXPECT_EQ(r.status, 503);
   EXPECT_EQ(r.reason, "none of the chosen nodes (b) has a redirectURL");
+}
+
+// Only origin-form and absolute-form targets (issue 15): "@evil.example"
+// glued to https://node would send the client to evil.example.
+TEST(RedirectorTest, TargetsThatAreNotAPathAre400) {
+  const auto state = Serve(OpsWorld());
+  for (const char* target : {"@evil.example", "*", "evil.example/x", ""}) {
+    const RedirectReply r =
+        Redirect(state.get(), "api.example.test", target, "192.0.2.9");
+    EXPECT_EQ(r.status, 400) << target;
+    EXPECT_EQ(r.location, "") << target;
+    EXPECT_NE(r.reason.find("must be a path"), std::string::npos) << r.reason;
+  }
+  const RedirectReply absolute = Redirect(state.get(), "api.example.test",
+                                          "http://x.test/p?q", "192.0.2.9");
+  EXPECT_EQ(absolute.status, 302);
+  EXPECT_EQ(absolute.location, "https://c.edge.test/p?q");
 }
 
 TEST(RedirectorTest, NoSnapshotIs503) {
