@@ -33,7 +33,11 @@ bool ContainsToken(std::string_view list, std::string_view token) {
 HttpResponseParser::State HttpResponseParser::Feed(std::string_view bytes) {
   if (state_ != State::kIncomplete) return state_;
   buf_.append(bytes);
+  wire_bytes_ += bytes.size();
   Run();
+  if (state_ == State::kIncomplete && wire_bytes_ > max_wire_bytes_) {
+    Fail("response too large on the wire");
+  }
   // Drop what has been consumed so the buffer holds at most one partial item.
   if (pos_ > 0) {
     buf_.erase(0, pos_);
@@ -124,7 +128,11 @@ void HttpResponseParser::Run() {
         const auto line = NextLine();
         if (!line) return;
         if (line->empty()) return Complete();
-        break;  // trailer fields are not needed for a verdict
+        // Trailer fields are not needed for a verdict; an endless stream of
+        // them must not keep the probe reading.
+        trailer_bytes_ += line->size() + 2;
+        if (trailer_bytes_ > kMaxHeaderBytes) return Fail("trailers too large");
+        break;
       }
       case Stage::kDone:
         return;
@@ -167,8 +175,13 @@ bool HttpResponseParser::ParseHead(std::string_view head) {
                           std::string(Trim(line.substr(colon + 1))));
   }
 
-  // An interim 1xx (other than 101) precedes the real response: skip it.
+  // An interim 1xx (other than 101) precedes the real response: skip it, a
+  // few times (RFC 9110 section 15.2 allows several, not an endless row).
   if (status_ >= 100 && status_ < 200 && status_ != 101) {
+    if (++interim_responses_ > kMaxInterimResponses) {
+      Fail("too many interim 1xx responses");
+      return false;
+    }
     status_ = 0;
     return true;
   }

@@ -1,7 +1,10 @@
 // An incremental HTTP/1.x response parser for probe responses: status line,
 // headers, and a body delimited by Content-Length, chunked encoding or the
 // connection closing. Keeps at most `max_body_bytes` of body and stops there
-// (a health verdict never needs more). Pure: bytes in, state out; no sockets.
+// (a health verdict never needs more); what a hostile endpoint could stretch
+// without end is bounded too: trailers (kMaxHeaderBytes in all), interim 1xx
+// responses (kMaxInterimResponses) and the whole response on the wire. Pure:
+// bytes in, state out; no sockets.
 #pragma once
 
 #include <cstddef>
@@ -19,9 +22,11 @@ class HttpResponseParser {
   enum class State { kIncomplete, kComplete, kError };
 
   static constexpr size_t kMaxHeaderBytes = 16 * 1024;
+  static constexpr int kMaxInterimResponses = 4;
 
   explicit HttpResponseParser(size_t max_body_bytes)
-      : max_body_(max_body_bytes) {}
+      : max_body_(max_body_bytes),
+        max_wire_bytes_(8 * (max_body_bytes + kMaxHeaderBytes)) {}
 
   // Consumes the next bytes of the stream. Once kComplete or kError, further
   // input is ignored.
@@ -61,6 +66,10 @@ class HttpResponseParser {
   std::optional<std::string_view> NextLine();
 
   size_t max_body_;
+  // All bytes of one response, framing included: 1-byte chunks take ~6 wire
+  // bytes each, and chunk extensions could take any number.
+  size_t max_wire_bytes_;
+  size_t wire_bytes_ = 0;
   State state_ = State::kIncomplete;
   Stage stage_ = Stage::kHead;
   std::string buf_;  // received, not yet consumed from pos_
@@ -68,6 +77,8 @@ class HttpResponseParser {
   int status_ = 0;
   std::vector<std::pair<std::string, std::string>> headers_;  // lower-case
   uint64_t remaining_ = 0;  // body or chunk bytes still expected
+  size_t trailer_bytes_ = 0;
+  int interim_responses_ = 0;
   std::string body_;
   bool truncated_ = false;
   std::string error_;

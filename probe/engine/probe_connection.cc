@@ -17,6 +17,10 @@ namespace ax::probe {
 namespace {
 
 constexpr size_t kReadChunk = size_t{16} * 1024;
+// At most this much is read per wakeup, so that one endpoint streaming fast
+// cannot keep the probe thread from the others (level-triggered epoll brings
+// it back at once).
+constexpr size_t kReadBudget = 4 * kReadChunk;
 
 ProbeError ConnectErrorKind(int err) {
   switch (err) {
@@ -253,9 +257,15 @@ void ProbeConnection::DoWrite(int64_t now_us) {
 
 void ProbeConnection::DoRead(int64_t now_us) {
   char buf[kReadChunk];
-  // Level-triggered: read until the socket (and OpenSSL's buffer) is empty
-  // so no already-received byte waits for another event.
+  // Level-triggered: read until the socket is empty or the budget is spent;
+  // bytes OpenSSL has decrypted already are always taken (epoll cannot see
+  // them, so they would wait for the next packet).
+  size_t read_now = 0;
   while (!done()) {
+    if (read_now >= kReadBudget && !(ssl_ && SSL_pending(ssl_.get()) > 0)) {
+      events_ = EPOLLIN;
+      return;
+    }
     size_t got = 0;
     bool eof = false;
     if (ssl_) {
@@ -294,6 +304,7 @@ void ProbeConnection::DoRead(int64_t now_us) {
       }
     }
 
+    read_now += got;
     if (got > 0 && !outcome_.phases.first_byte_ms) {
       outcome_.phases.first_byte_ms = Elapsed(now_us);
     }

@@ -219,7 +219,9 @@ TEST(EngineTest, AStuckNodeDoesNotDelayTheOthers) {
   const auto hung_events = rec.Of("hung");
   for (const auto& e : hung_events) {
     EXPECT_EQ(e.outcome.error, ProbeError::kTimeout);
-    EXPECT_GE(*e.outcome.phases.total_ms, 399);
+    // The deadline runs from the launch (in whole ms), the phases from the
+    // connect a moment later: a loaded machine puts a few ms between them.
+    EXPECT_GE(*e.outcome.phases.total_ms, 390);
     EXPECT_LT(*e.outcome.phases.total_ms, 1000);
   }
   EXPECT_EQ(hung_events.back().health, Health::kDown);

@@ -143,6 +143,49 @@ TEST(HttpResponseParserTest, Errors) {
             State::kError);
 }
 
+// What a hostile endpoint could stretch without end (issue 15): trailer lines
+// and interim 1xx responses are bounded, so the probe stops reading.
+TEST(HttpResponseParserTest, EndlessTrailersAndInterimResponsesAreRefused) {
+  HttpResponseParser trailers(64);
+  EXPECT_EQ(trailers.Feed("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+                          "\r\n2\r\nok\r\n0\r\n"),
+            State::kIncomplete);
+  State s = State::kIncomplete;
+  for (int i = 0; i < 2000 && s == State::kIncomplete; ++i) {
+    s = trailers.Feed("X-Trailer: 0123456789\r\n");
+  }
+  EXPECT_EQ(s, State::kError);
+  EXPECT_EQ(trailers.error(), "trailers too large");
+
+  std::string interim;
+  for (int i = 0; i < HttpResponseParser::kMaxInterimResponses; ++i) {
+    interim += "HTTP/1.1 100 Continue\r\n\r\n";
+  }
+  std::string body;
+  int status = 0;
+  EXPECT_EQ(ParseSplit(interim + "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+                       64, &body, &status),
+            State::kComplete);
+  HttpResponseParser endless(64);
+  EXPECT_EQ(endless.Feed(interim + "HTTP/1.1 100 Continue\r\n\r\n"),
+            State::kError);
+  EXPECT_EQ(endless.error(), "too many interim 1xx responses");
+
+  // Chunk extensions carry no body: past 8 x (body cap + header cap) on the
+  // wire the response is refused.
+  HttpResponseParser framing(64);
+  s = framing.Feed("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+  const std::string chunk = "1;" + std::string(4000, 'e') + "\r\nx\r\n";
+  int chunks = 0;
+  while (s == State::kIncomplete && chunks < 1000) {
+    s = framing.Feed(chunk);
+    ++chunks;
+  }
+  EXPECT_EQ(s, State::kError);
+  EXPECT_EQ(framing.error(), "response too large on the wire");
+  EXPECT_LT(chunks, 64);  // the 64-byte body cap was not what stopped it
+}
+
 TEST(HttpResponseParserTest, HeadersAreCaseInsensitive) {
   HttpResponseParser p(64);
   p.Feed(

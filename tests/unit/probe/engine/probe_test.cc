@@ -452,6 +452,30 @@ TEST(ProbeTest, GarbageIsAProtocolError) {
   EXPECT_EQ(out.error, ProbeError::kProtocol) << out.detail;
 }
 
+// A hostile endpoint streaming trailer lines as fast as it can (issue 15):
+// the probe stops at the trailer cap with a protocol error, well before its
+// timeout, instead of reading for as long as the endpoint likes.
+TEST(ProbeTest, EndlessTrailersAreAProtocolErrorNotATimeout) {
+  RawResponder raw([](int fd) {
+    const std::string head =
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n"
+        "0\r\n";
+    if (::send(fd, head.data(), head.size(), MSG_NOSIGNAL) < 0) return;
+    const std::string trailers(64 * 1024, 'x');
+    std::string lines;
+    for (int i = 0; i < 1000; ++i)
+      lines += "X-Trailer: " + trailers.substr(0, 50) + "\r\n";
+    for (int i = 0; i < 2000; ++i) {  // ~120 MB if nobody stopped reading
+      if (::send(fd, lines.data(), lines.size(), MSG_NOSIGNAL) < 0) return;
+    }
+  });
+  const ProbeOutcome out =
+      RunProbe(MakeTarget("a", ProbeProtocol::kHttp, raw.port()), {});
+  EXPECT_EQ(out.error, ProbeError::kProtocol) << out.detail;
+  EXPECT_NE(out.detail.find("trailers too large"), std::string::npos)
+      << out.detail;
+}
+
 TEST(ProbeTest, ClosingMidResponseIsAProtocolError) {
   RawResponder raw([](int fd) {
     const char reply[] = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort";
