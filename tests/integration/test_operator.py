@@ -233,15 +233,26 @@ def test_no_version_per_heartbeat(cluster, leader):
                 r["latencyMs"] = latency
         cluster.kubectl("apply", "-f", "-", input=json.dumps(report))
 
+    def settled_version(quiet: float = 2.0) -> int:
+        """The version once it has held still for `quiet` seconds: whatever the last
+        report publishes (maybe nothing, so there is no event to wait on) is out."""
+        seen = {"version": route_table_version(cluster), "since": time.monotonic()}
+
+        def still() -> bool:
+            now = route_table_version(cluster)
+            if now != seen["version"]:
+                seen.update(version=now, since=time.monotonic())
+            return time.monotonic() - seen["since"] >= quiet
+
+        wait_for("the route table to hold still", still, 30, 0.1)
+        return seen["version"]
+
     heartbeat(10.0)  # fresh again after the edits above
-    # On purpose: time for the version this report may or may not publish (nothing
-    # to wait on when it publishes none), so `before` comes after it.
-    time.sleep(1.0)
-    before = route_table_version(cluster)
+    before = settled_version()
     for latency in (10.3, 9.8, 10.6, 10.1):
         heartbeat(latency)
         time.sleep(0.5)  # on purpose: heartbeats apart, each given time to publish
-    assert route_table_version(cluster) == before
+    assert settled_version() == before
     heartbeat(25.0)  # 2.5x slower: a material change
     wait_for("a version for a material latency change",
              lambda: route_table_version(cluster) > before, 5)
