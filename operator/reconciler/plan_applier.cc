@@ -145,7 +145,6 @@ void PlanApplier::WriteStatuses(const Plan& plan, WrittenObjects& written,
     if (i > 0 && changed &&
         std::chrono::steady_clock::now() - started >= status_slice_ &&
         changed()) {
-      result.yielded = true;
       for (size_t rest = i; rest < order.updates.size(); ++rest) {
         result.unwritten.insert(order.updates[rest]->object.KindName());
       }

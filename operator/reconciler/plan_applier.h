@@ -36,10 +36,9 @@ struct ApplyResult {
   bool route_table_written = false;
   bool published = false;  // a new route-table ConfigMap was written
   bool stopped = false;    // leadership lost part-way: nothing more written
-  // The status writes gave way to a newer plan: these objects ("Kind/name")
-  // kept their old status, and their Events were not recorded either (the
-  // next plan, seeing the same difference, plans both again).
-  bool yielded = false;
+  // Not empty when the status writes gave way to a newer plan: these objects
+  // ("Kind/name") kept their old status, and their Events were not recorded
+  // either (the next plan, seeing the same difference, plans both again).
   std::set<std::string> unwritten;
   size_t writes = 0;
 };

@@ -258,36 +258,38 @@ Plan FourStatuses() {
   return plan;
 }
 
+// An applier with a status slice of 0 against an AcceptingCluster: from the
+// second status write of a pass on, it asks whether the world changed.
+class ZeroSliceTest : public ::testing::Test {
+ protected:
+  AcceptingCluster cluster_;
+  kube::EventRecorder events_{cluster_.client(), {"ax-operator", "test"}};
+  PlanApplier applier_{cluster_.client(), events_, [] { return true; },
+                       std::chrono::milliseconds(0)};
+  WrittenObjects written_;
+};
+
 // The world changed before every write (a slice of 0): each pass writes one
 // status and gives way. The one with an Event goes first; the rest follow by
 // name, each pass going on after the last it wrote, so every object gets its
 // status although every pass gives way. The Events of objects whose status
 // waits wait too; an Event about an object without a status (the table) goes.
-TEST(PlanApplier, StatusWritesGiveWayAndGoOnWhereTheyStopped) {
-  AcceptingCluster cluster;
-  kube::EventRecorder events(cluster.client(), {"ax-operator", "test"});
-  PlanApplier applier(
-      cluster.client(), events, [] { return true; },
-      std::chrono::milliseconds(0));
-  WrittenObjects written;
+TEST_F(ZeroSliceTest, StatusWritesGiveWayAndGoOnWhereTheyStopped) {
   const auto changed = [] { return true; };
-
-  ApplyResult r = applier.Apply(FourStatuses(), kNs, written, changed);
-  EXPECT_TRUE(r.yielded);
+  ApplyResult r = applier_.Apply(FourStatuses(), kNs, written_, changed);
   EXPECT_FALSE(r.failed);
   EXPECT_EQ(r.unwritten, (std::set<std::string>{"Node/a", "Node/b", "Node/d"}));
-  EXPECT_THAT(cluster.TakeRequests(), ElementsAre("status c", "event NodeDown",
-                                                  "event SnapshotPublished"));
+  EXPECT_THAT(cluster_.TakeRequests(), ElementsAre("status c", "event NodeDown",
+                                                   "event SnapshotPublished"));
 
   // The next plans no longer have c's Event (its status was written).
   Plan later = FourStatuses();
   later.events.erase(later.events.begin());
   std::vector<std::string> order;
   for (int pass = 0; pass < 5; ++pass) {
-    r = applier.Apply(later, kNs, written, changed);
-    EXPECT_TRUE(r.yielded);
+    r = applier_.Apply(later, kNs, written_, changed);
     EXPECT_EQ(r.unwritten.size(), 3u);
-    const std::vector<std::string> wrote = cluster.TakeRequests();
+    const std::vector<std::string> wrote = cluster_.TakeRequests();
     ASSERT_EQ(wrote.size(), 2u);
     EXPECT_EQ(wrote[1], "event SnapshotPublished");
     order.push_back(wrote[0]);
@@ -300,18 +302,11 @@ TEST(PlanApplier, StatusWritesGiveWayAndGoOnWhereTheyStopped) {
 
 // Nothing changed meanwhile: every status is written in one pass, whatever
 // the slice.
-TEST(PlanApplier, StatusWritesRunToTheEndWhenNothingChanged) {
-  AcceptingCluster cluster;
-  kube::EventRecorder events(cluster.client(), {"ax-operator", "test"});
-  PlanApplier applier(
-      cluster.client(), events, [] { return true; },
-      std::chrono::milliseconds(0));
-  WrittenObjects written;
+TEST_F(ZeroSliceTest, StatusWritesRunToTheEndWhenNothingChanged) {
   const ApplyResult r =
-      applier.Apply(FourStatuses(), kNs, written, [] { return false; });
-  EXPECT_FALSE(r.yielded);
+      applier_.Apply(FourStatuses(), kNs, written_, [] { return false; });
   EXPECT_THAT(r.unwritten, IsEmpty());
-  EXPECT_THAT(cluster.TakeRequests(),
+  EXPECT_THAT(cluster_.TakeRequests(),
               ElementsAre("status c", "status a", "status b", "status d",
                           "event NodeDown", "event SnapshotPublished"));
 }
