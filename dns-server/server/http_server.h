@@ -29,7 +29,9 @@ struct HttpEndpoints {
   std::optional<runtime::Endpoint> operating;  // --http-listen
   std::optional<runtime::Endpoint> api;        // --api-listen
   std::optional<runtime::Endpoint> admin;      // --admin-listen
-  std::string admin_token_file;                // required with `admin`
+  // With `admin` (the config refuses it without one; an unreadable or empty
+  // file lets nobody in).
+  std::string admin_token_file;
 };
 
 class HttpServer {

@@ -39,7 +39,19 @@ Bytes Framed(const Bytes& message) {
   return out;
 }
 
-class ServiceTest : public testing::ServiceFixture {};
+class ServiceTest : public testing::ServiceFixture {
+ protected:
+  // Serves snapshot version 1 from a file, with the admin listener on
+  // behind the token "s3cret"; the snapshot file.
+  std::filesystem::path StartWithAdmin() {
+    const auto file = dir_ / "snapshot.json";
+    testing::WriteFile(file, MakeSnapshotJson(1));
+    const auto token = dir_.Write("admin-token", "s3cret\n");
+    Start({"--snapshot", file.string(), "--admin-listen", "127.0.0.1:0",
+           "--admin-token-file", token.string()});
+    return file;
+  }
+};
 
 TEST_F(ServiceTest, UdpRoundTrip) {
   ASSERT_NO_FATAL_FAILURE(StartStandalone());
@@ -164,12 +176,8 @@ TEST_F(ServiceTest, ReadyOnceASnapshotIsLoaded) {
 }
 
 TEST_F(ServiceTest, SnapshotStatusAndRollbackOverHttp) {
-  const auto file = dir_ / "snapshot.json";
-  testing::WriteFile(file, MakeSnapshotJson(1));
-  const auto token = dir_.Write("admin-token", "s3cret\n");
-  ASSERT_NO_FATAL_FAILURE(
-      Start({"--snapshot", file.string(), "--admin-listen", "127.0.0.1:0",
-             "--admin-token-file", token.string()}));
+  std::filesystem::path file;
+  ASSERT_NO_FATAL_FAILURE(file = StartWithAdmin());
   auto status = nlohmann::json::parse(Api().Get("/v1/snapshot")->body);
   EXPECT_EQ(status["current"]["version"], 1);
   EXPECT_EQ(status["current"]["source"], "file:" + file.string());
@@ -196,12 +204,8 @@ TEST_F(ServiceTest, SnapshotStatusAndRollbackOverHttp) {
 // Rollback is the admin listener's alone: not on the operating or the API
 // listener, and there only with the token (issue 15).
 TEST_F(ServiceTest, RollbackNeedsTheAdminListenerAndItsToken) {
-  const auto file = dir_ / "snapshot.json";
-  testing::WriteFile(file, MakeSnapshotJson(1));
-  const auto token = dir_.Write("admin-token", "s3cret\n");
-  ASSERT_NO_FATAL_FAILURE(
-      Start({"--snapshot", file.string(), "--admin-listen", "127.0.0.1:0",
-             "--admin-token-file", token.string()}));
+  std::filesystem::path file;
+  ASSERT_NO_FATAL_FAILURE(file = StartWithAdmin());
   WriteFileAtomically(file, MakeSnapshotJson(2, 1));
   ASSERT_TRUE(WaitFor(
       [&] { return service_->store().Status().current->version == 2; }));
@@ -223,7 +227,8 @@ TEST_F(ServiceTest, RollbackNeedsTheAdminListenerAndItsToken) {
   httplib::Client wrong = Admin();
   wrong.set_bearer_token_auth("guess");
   EXPECT_EQ(wrong.Post("/v1/snapshot/rollback")->status, 401);
-  testing::WriteFile(token, "\n");  // an empty Secret lets nobody in
+  testing::WriteFile(dir_ / "admin-token",
+                     "\n");  // an empty Secret lets nobody in
   httplib::Client right = Admin();
   right.set_bearer_token_auth("s3cret");
   EXPECT_EQ(right.Post("/v1/snapshot/rollback")->status, 503);
