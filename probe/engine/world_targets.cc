@@ -2,10 +2,10 @@
 #include "engine/world_targets.h"
 
 #include <algorithm>
-#include <fstream>
 #include <optional>
 #include <system_error>
 
+#include "ax/runtime/bearer_token.h"
 #include "ax/runtime/log.h"
 #include "ax/token_ref.h"
 
@@ -13,19 +13,6 @@ namespace ax::probe {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Tokens and binding lists are small; a huge file is read only this far.
-constexpr size_t kMaxFileBytes = 1 << 20;
-
-std::optional<std::string> ReadFile(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string text(kMaxFileBytes, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) return std::nullopt;
-  text.resize(static_cast<size_t>(in.gcount()));
-  return text;
-}
 
 // `file` once symlinks are resolved (a Secret volume's keys are links into
 // its ..data folder), when that is still inside `dir`.
@@ -66,18 +53,17 @@ std::optional<std::string> ReadToken(const fs::path& token_dir,
   }
   const fs::path binding = token_dir / (ref + std::string(kTokenBindingSuffix));
   if (std::error_code ec; fs::exists(binding, ec)) {
-    const std::optional<std::string> text = ReadFile(binding);
+    const std::optional<std::string> text =
+        runtime::ReadSecretFile(binding.string());
     if (!text || !TokenBindingAllows(*text, node)) {
       problem.reason =
           "not bound to this Node (" + binding.string() + " does not list it)";
       return std::nullopt;
     }
   }
-  const std::optional<std::string> text = ReadFile(*real);
-  const std::string token =
-      text ? text->substr(0, text->find_first_of("\r\n")) : "";
-  if (token.empty()) {
-    problem.reason = text ? "empty first line" : "unreadable";
+  std::optional<std::string> token = runtime::ReadTokenLine(real->string());
+  if (!token || token->empty()) {
+    problem.reason = token ? "empty first line" : "unreadable";
     return std::nullopt;
   }
   return token;

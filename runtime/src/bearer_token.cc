@@ -1,6 +1,7 @@
 // Bearer token checks (bearer_token.h).
 #include "ax/runtime/bearer_token.h"
 
+#include <algorithm>
 #include <fstream>
 
 namespace ax::runtime {
@@ -17,15 +18,30 @@ bool SameSecret(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
+constexpr size_t kMaxSecretFileBytes = 1 << 20;
+
 }  // namespace
+
+std::optional<std::string> ReadSecretFile(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string text(kMaxSecretFileBytes, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) return std::nullopt;
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
+}
+
+std::optional<std::string> ReadTokenLine(const std::string& file) {
+  std::optional<std::string> text = ReadSecretFile(file);
+  if (text) text->resize(std::min(text->size(), text->find_first_of("\r\n")));
+  return text;
+}
 
 BearerCheck CheckBearer(const std::string& token_file,
                         std::string_view authorization) {
-  std::ifstream in(token_file);
-  std::string expected;
-  if (!in || !std::getline(in, expected)) return BearerCheck::kUnavailable;
-  if (!expected.empty() && expected.back() == '\r') expected.pop_back();
-  if (expected.empty()) return BearerCheck::kUnavailable;
+  const std::optional<std::string> expected = ReadTokenLine(token_file);
+  if (!expected || expected->empty()) return BearerCheck::kUnavailable;
   // The scheme is case-insensitive (RFC 7235 section 2.1).
   constexpr std::string_view kScheme = "bearer ";
   if (authorization.size() <= kScheme.size()) return BearerCheck::kMissing;
@@ -35,7 +51,7 @@ BearerCheck CheckBearer(const std::string& token_file,
       return BearerCheck::kMissing;
     }
   }
-  return SameSecret(authorization.substr(kScheme.size()), expected)
+  return SameSecret(authorization.substr(kScheme.size()), *expected)
              ? BearerCheck::kAllowed
              : BearerCheck::kWrong;
 }
