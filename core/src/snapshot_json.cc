@@ -13,8 +13,10 @@
 #include <type_traits>
 #include <utility>
 
+#include "ax/bounded_json.h"
 #include "ax/hash.h"
 #include "ax/json_text.h"
+#include "ax/snapshot_limits.h"
 #include "snapshot_doc.h"
 
 namespace ax {
@@ -499,6 +501,21 @@ bool CheckFormatVersion(const Json& root, Errors& errors) {
   return true;
 }
 
+// The sizes of the top-level lists, read off the document before anything is
+// built from it.
+SnapshotCounts DocumentCounts(const Json& root) {
+  const auto size = [&root](const char* key) -> size_t {
+    const auto it = root.find(key);
+    return it != root.end() && it->is_array() ? it->size() : 0;
+  };
+  return {.nodes = size("nodes"),
+          .regions = size("regions"),
+          .domains = size("domains"),
+          .routes = size("routes"),
+          .canaries = size("canaries"),
+          .vantage_groups = size("vantageGroups")};
+}
+
 }  // namespace
 
 void QuantiseSnapshot(Snapshot& snapshot) {
@@ -522,26 +539,29 @@ std::string SerializeSnapshot(const Snapshot& snapshot) {
 ParseSnapshotResult ParseSnapshot(std::string_view json) {
   ParseSnapshotResult result;
   Errors& errors = result.errors;
+  if (json.size() > kSnapshotMaxDocumentBytes) {
+    Add(errors, "",
+        std::to_string(json.size()) + " bytes, over the limit of " +
+            std::to_string(kSnapshotMaxDocumentBytes));
+    return result;
+  }
   try {
-    Json root;
-    try {
-      root = Json::parse(json.begin(), json.end());
-    } catch (const Json::parse_error& e) {
-      // nlohmann counts the bytes read, the failing one included.
-      const size_t offset = e.byte == 0 ? 0 : e.byte - 1;
-      Add(errors, "",
-          "malformed JSON at byte offset " + std::to_string(offset) + ": " +
-              e.what());
-      return result;
-    } catch (const Json::exception& e) {
-      // Not a syntax error, e.g. a number too large for a double.
-      Add(errors, "", std::string("malformed JSON: ") + e.what());
+    std::string parse_error;
+    std::optional<Json> parsed = ParseBoundedJson(
+        json,
+        {.max_depth = kSnapshotMaxDepth, .max_values = kSnapshotMaxJsonValues},
+        &parse_error);
+    if (!parsed) {
+      Add(errors, "", parse_error);
       return result;
     }
+    Json& root = *parsed;
     if (!root.is_object()) {
       Add(errors, "", "expected a JSON object");
       return result;
     }
+    errors = CheckSnapshotCounts(DocumentCounts(root));
+    if (!errors.empty()) return result;
     if (!CheckFormatVersion(root, errors)) return result;
 
     Snapshot s;

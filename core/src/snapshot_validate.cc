@@ -9,6 +9,7 @@
 #include <map>
 #include <string_view>
 
+#include "ax/snapshot_limits.h"
 #include "snapshot_doc.h"
 
 namespace ax {
@@ -246,7 +247,9 @@ std::string SnapshotError::ToString() const {
 }
 
 std::vector<SnapshotError> ValidateSnapshot(const Snapshot& snapshot) {
-  Errors errors;
+  // Over a limit, the rest is not worth walking.
+  Errors errors = CheckSnapshotCounts(CountsOf(snapshot));
+  if (!errors.empty()) return errors;
   CheckNodes(snapshot, errors);
   const NameIndex regions = CheckRegions(snapshot, errors);
   const NameIndex domains = CheckDomains(snapshot, errors);

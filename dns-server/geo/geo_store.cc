@@ -41,7 +41,7 @@ std::shared_ptr<const MmdbFile> GeoStore::OpenFile(const std::string& path,
       loaded->second == ids.at(path)) {
     return open->second;
   }
-  return MmdbFile::Open(path, &error);
+  return MmdbFile::Open(path, &error, config_.copy_dir);
 }
 
 std::shared_ptr<const GeoResolver> GeoStore::Build(const FileIds& ids,

@@ -27,6 +27,9 @@ struct GeoStoreConfig {
   std::string subdivisions_file;  // override rows; "" for the built-in table
   GeoFieldPaths fields;
   GeoResolver::Mode mode = GeoResolver::Mode::kCompiled;
+  // Where each file is copied before it is mapped (private_copy.h); "": the
+  // files themselves are mapped (only for files replaced by rename).
+  std::string copy_dir;
 };
 
 class GeoStore {

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <optional>
 
+#include "geo/private_copy.h"
+
 namespace ax::dns {
 namespace {
 
@@ -26,9 +28,20 @@ MMDB_entry_s Copy(const MMDB_entry_s& entry) { return entry; }
 }  // namespace
 
 std::shared_ptr<const MmdbFile> MmdbFile::Open(const std::string& path,
-                                               std::string* error) {
+                                               std::string* error,
+                                               const std::string& copy_dir) {
+  std::string copy_error;
+  const std::optional<PrivateCopy> copy =
+      copy_dir.empty() ? std::optional<PrivateCopy>()
+                       : PrivateCopy::Make(path, copy_dir, &copy_error);
+  if (!copy_dir.empty() && !copy) {
+    if (error) *error = std::move(copy_error);
+    return nullptr;
+  }
   std::shared_ptr<MmdbFile> file(new MmdbFile(path));
-  int status = MMDB_open(path.c_str(), MMDB_MODE_MMAP, &file->mmdb_);
+  // The copy is unlinked when `copy` goes out of scope; the mapping keeps it.
+  int status = MMDB_open(copy ? copy->path().c_str() : path.c_str(),
+                         MMDB_MODE_MMAP, &file->mmdb_);
   if (status != MMDB_SUCCESS) {
     // MMDB_open released everything itself; the destructor must not close.
     file->mmdb_ = MMDB_s{};

@@ -45,10 +45,13 @@ class MmdbFile {
  public:
   // Opens and validates `path`: libmaxminddb's own metadata checks, then sane
   // metadata (IP version, record size, node count, database type) and test
-  // lookups that decode their records. On failure returns null and sets
-  // `error` to a message naming the file.
+  // lookups that decode their records. With `copy_dir`, what is mapped is a
+  // private copy made there (private_copy.h), safe against `path` being
+  // rewritten in place. On failure returns null and sets `error` to a message
+  // naming the file.
   static std::shared_ptr<const MmdbFile> Open(const std::string& path,
-                                              std::string* error);
+                                              std::string* error,
+                                              const std::string& copy_dir = "");
 
   ~MmdbFile();
   MmdbFile(const MmdbFile&) = delete;

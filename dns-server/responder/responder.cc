@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ax/hash.h"
 #include "responder/answer.h"
 #include "responder/client_subnet.h"
 #include "responder/rrl.h"
@@ -25,10 +26,37 @@ size_t ResponseLimit(const QueryMeta& meta, const EdnsQuery& edns,
   return std::min(theirs, std::max<size_t>(kMaxUdpWithoutEdns, ours));
 }
 
-// Flags copied into every response: the opcode, RD (RFC 1035 §4.1.1) and CD
-// (RFC 4035 §3.1.6).
+// Flags copied into every response: the opcode, and for QUERY RD (RFC 1035
+// §4.1.1) and CD (RFC 4035 §3.1.6). Header bits mean what their opcode says
+// (RFC 6895 §2; UPDATE makes them Z, RFC 2136 §2.2), so for an opcode that is
+// not implemented none is echoed.
 uint16_t EchoedFlags(const Header& query) {
-  return kFlagQr | (query.flags & (kOpcodeMask | kFlagRd | kFlagCd));
+  const uint16_t bits = query.opcode() == kOpcodeQuery
+                            ? kOpcodeMask | kFlagRd | kFlagCd
+                            : kOpcodeMask;
+  return kFlagQr | (query.flags & bits);
+}
+
+// What RRL counts a response as within its class (rrl.h): the name (the
+// domain's index when it is a GSLB name, saving a hash of the name), type and
+// client subnet of an answer; the zone of an NXDOMAIN.
+uint64_t RrlResponse(RrlClass cls, const ServingState* state,
+                     const ParsedQuery& q, const ResponseInfo& info) {
+  if (cls == RrlClass::kNxDomain) {
+    return state ? state->FindZone(q.question.lower.key()) : 0;
+  }
+  if (cls != RrlClass::kAnswer) return 0;
+  uint64_t name = info.domain != kNoIndex ? Mix64(info.domain)
+                                          : Fnv1a64(q.question.lower.key());
+  name ^= uint64_t{q.question.qtype} << 48;
+  if (info.client.from_ecs) {
+    const IpAddress& a = info.client.address;
+    uint64_t subnet = 0;
+    for (int i = 0; i < 8; ++i) subnet = subnet << 8 | a.bytes[i];
+    name =
+        Mix64(name) ^ subnet ^ static_cast<uint64_t>(info.client.prefix_length);
+  }
+  return name;
 }
 
 }  // namespace
@@ -50,15 +78,6 @@ size_t Responder::Respond(const ServingState* state, GeoRefs geo,
     return 0;
   }
   const IpAddress source = Unmapped(meta.source);
-  RrlVerdict verdict = RrlVerdict::kAllow;
-  if (rrl_ && meta.transport == Transport::kUdp) {
-    verdict = rrl_->Check(source, meta.now_ms);
-    info.rrl_limited = verdict != RrlVerdict::kAllow;
-    if (verdict == RrlVerdict::kDrop) {
-      info.dropped = true;
-      return 0;
-    }
-  }
   const bool well_formed = ParseQuery(query, &q) == ParseStatus::kOk;
   const EdnsQuery& edns = q.edns;
   info.qtype = q.question.qtype;
@@ -90,8 +109,6 @@ size_t Responder::Respond(const ServingState* state, GeoRefs geo,
       source, edns, options_.ecs_max_v4, options_.ecs_max_v6);
   info.client = client;
   AnswerOutcome outcome;
-  bool truncated =
-      verdict == RrlVerdict::kSlip;  // RRL slip: TC so TCP gets through
   if (q.header.opcode() != kOpcodeQuery) {
     outcome.rcode = kRcodeNotImp;  // RFC 1035 §4.1.1
   } else if (!well_formed) {
@@ -100,8 +117,6 @@ size_t Responder::Respond(const ServingState* state, GeoRefs geo,
     outcome.rcode = kRcodeBadVers;  // RFC 6891 §6.1.3
   } else if (!state) {
     outcome.rcode = kRcodeServFail;
-  } else if (truncated) {
-    // The slipped response carries no records.
   } else if (q.question.qclass == kClassIn) {
     const AnswerContext ctx{*state, geo, client, meta.now_ms, rng_, info};
     outcome = AnswerInternet(ctx, q.question, w);
@@ -109,6 +124,26 @@ size_t Responder::Respond(const ServingState* state, GeoRefs geo,
     outcome = AnswerChaos(options_.identity, q.question, w);
   } else {
     outcome.rcode = kRcodeRefused;
+  }
+  // Limited as what the response is (rrl.h), so it is judged after the
+  // answer is known.
+  bool truncated = false;
+  if (rrl_ && meta.transport == Transport::kUdp) {
+    const RrlClass cls = RrlClassOf(outcome.rcode);
+    const RrlVerdict verdict = rrl_->Check(
+        source, cls, RrlResponse(cls, state, q, info), meta.mono_us);
+    info.rrl_limited = verdict != RrlVerdict::kAllow;
+    if (verdict == RrlVerdict::kDrop) {
+      info.dropped = true;
+      info.rcode = static_cast<uint8_t>(outcome.rcode);
+      return 0;
+    }
+    if (verdict == RrlVerdict::kSlip) {
+      // No records, no verdict: TC so a real client asks again over TCP.
+      outcome = AnswerOutcome{};
+      w.Rollback(after_question);
+      truncated = true;
+    }
   }
   if (w.overflow()) {
     // RFC 2181 §9: when the answer does not fit, send none of it and set TC.

@@ -40,7 +40,8 @@ enum class Transport : uint8_t { kUdp, kTcp };
 struct QueryMeta {
   IpAddress source;  // the peer address (the resolver, usually)
   Transport transport = Transport::kUdp;
-  int64_t now_ms = 0;
+  int64_t now_ms = 0;    // wall clock: canary windows, the decision log
+  uint64_t mono_us = 0;  // monotonic clock: rate limiting
 };
 
 // What happened, for metrics and the decision log (issue 4). Filled by Respond.

@@ -1,4 +1,4 @@
-// RateLimiter: GCRA buckets in a fixed lock-free table.
+// RateLimiter: GCRA buckets in a fixed lock-free table, one rate per class.
 #include "responder/rrl.h"
 
 #include <algorithm>
@@ -6,14 +6,14 @@
 #include <limits>
 
 #include "ax/hash.h"
+#include "wire/protocol.h"
 
 namespace ax::dns {
 namespace {
 
 constexpr int kTagShift = 48;
 constexpr uint64_t kTimeMask =
-    (uint64_t{1} << kTagShift) - 1;  // ~8.9 years of µs
-constexpr int64_t kNoEpoch = std::numeric_limits<int64_t>::min();
+    (uint64_t{1} << kTagShift) - 1;  // ~8.9 years of µs since boot
 constexpr int kCasAttempts = 4;
 
 uint64_t PrefixKey(const IpAddress& source, const RrlOptions& o) {
@@ -30,34 +30,45 @@ uint64_t PrefixKey(const IpAddress& source, const RrlOptions& o) {
 
 }  // namespace
 
+RrlClass RrlClassOf(uint16_t rcode) {
+  switch (rcode) {
+    case kRcodeNoError:
+      return RrlClass::kAnswer;
+    case kRcodeNxDomain:
+      return RrlClass::kNxDomain;
+    default:
+      return RrlClass::kError;
+  }
+}
+
 RateLimiter::RateLimiter(const RrlOptions& options)
     : options_(options),
-      interval_us_(std::max<uint64_t>(
-          1, 1'000'000 / std::max<uint32_t>(1, options.responses_per_second))),
-      tolerance_us_(
-          (options.burst ? options.burst : options.responses_per_second) *
-          interval_us_),
       mask_(std::bit_ceil(std::max<uint64_t>(2, options.table_size)) - 1),
-      buckets_(new std::atomic<uint64_t>[mask_ + 1]),
-      epoch_ms_(kNoEpoch) {
-  tolerance_us_ = std::max(tolerance_us_, interval_us_);
+      buckets_(new std::atomic<uint64_t>[mask_ + 1]) {
+  const uint32_t per_second[] = {options.responses_per_second,
+                                 options.nxdomains_per_second,
+                                 options.errors_per_second};
+  for (int c = 0; c < 3; ++c) {
+    const uint32_t rate = std::max<uint32_t>(1, per_second[c]);
+    Rate& r = rates_[c];
+    r.interval_us = std::max<uint64_t>(1, 1'000'000 / rate);
+    r.tolerance_us = std::max(
+        r.interval_us, (options.burst ? options.burst : rate) * r.interval_us);
+  }
   for (uint64_t i = 0; i <= mask_; ++i)
     buckets_[i].store(0, std::memory_order_relaxed);
 }
 
-RrlVerdict RateLimiter::Check(const IpAddress& source, int64_t now_ms) {
+RrlVerdict RateLimiter::Check(const IpAddress& source, RrlClass cls,
+                              uint64_t response, uint64_t now) {
   if (!options_.enabled) return RrlVerdict::kAllow;
-  int64_t epoch = epoch_ms_.load(std::memory_order_relaxed);
-  if (epoch == kNoEpoch) {
-    // The first reading becomes time zero; whoever wins the race sets it.
-    epoch_ms_.compare_exchange_strong(epoch, now_ms - 1,
-                                      std::memory_order_relaxed);
-    epoch = epoch_ms_.load(std::memory_order_relaxed);
-  }
-  const uint64_t now_us =
-      now_ms > epoch ? std::min<uint64_t>((now_ms - epoch) * 1000ULL, kTimeMask)
-                     : 0;
-  const uint64_t key = PrefixKey(source, options_);
+  const Rate& rate = rates_[static_cast<int>(cls)];
+  // Errors of a prefix share one budget whatever the question.
+  const uint64_t what = cls == RrlClass::kError ? 0 : response;
+  const uint64_t key =
+      Mix64(PrefixKey(source, options_) ^
+            Mix64(what ^ (uint64_t{1} + static_cast<uint64_t>(cls)) << 56));
+  const uint64_t now_us = std::min(now, kTimeMask);
   const uint64_t tag = key >> kTagShift;
   std::atomic<uint64_t>* pair = &buckets_[key & mask_ & ~uint64_t{1}];
   for (int attempt = 0; attempt < kCasAttempts; ++attempt) {
@@ -75,8 +86,8 @@ RrlVerdict RateLimiter::Check(const IpAddress& source, int64_t now_ms) {
                  ? 0
                  : 1;  // idle longest
     }
-    const uint64_t next = std::max(tat, now_us) + interval_us_;
-    if (next - now_us > tolerance_us_) {
+    const uint64_t next = std::max(tat, now_us) + rate.interval_us;
+    if (next - now_us > rate.tolerance_us) {
       const uint64_t n = limited_.fetch_add(1, std::memory_order_relaxed) + 1;
       return options_.slip != 0 && n % options_.slip == 0 ? RrlVerdict::kSlip
                                                           : RrlVerdict::kDrop;

@@ -1,9 +1,15 @@
-// Response rate limiting in the style of BIND/NSD RRL, so that spoofed-source
-// UDP floods do not turn the server into an amplifier: a token bucket per
-// source prefix
-// (/24, /56 of the packet source, never ECS), with "slip" sending every Nth
-// limited response truncated so real clients retry over TCP. TCP is never
-// limited (the responder does not ask). The clock is the caller's.
+// Response rate limiting in the style of BIND and Knot RRL, so that
+// spoofed-source UDP floods do not turn the server into an amplifier, without
+// limiting the large resolvers that send the real traffic: responses are
+// counted per (client prefix, what the response is), not per prefix alone.
+// Answers (and NODATA) count per (prefix, name, type, client subnet), so a
+// resolver asking many names, or one name for many ECS subnets, spends many
+// budgets while a reflection flood on one name spends one; NXDOMAIN counts per
+// (prefix, zone), so a random-subdomain flood shares one budget; errors count
+// per prefix. The prefix is the packet source's /24 or /56, never ECS. "Slip"
+// sends every Nth limited response truncated so real clients retry over TCP,
+// which is never limited (the responder does not ask). The clock is the
+// caller's: monotonic microseconds, so a wall-clock step limits nobody.
 #pragma once
 
 #include <atomic>
@@ -14,16 +20,21 @@
 
 namespace ax::dns {
 
+enum class RrlClass : uint8_t { kAnswer, kNxDomain, kError };
+
 struct RrlOptions {
   bool enabled = true;
-  uint32_t responses_per_second =
-      1000;            // per source prefix; generous by default
+  // Per (prefix, name, type, client subnet): a reflection flood on one name.
+  uint32_t responses_per_second = 100;
+  // Per (prefix, zone): a random-subdomain flood.
+  uint32_t nxdomains_per_second = 1000;
+  // Per prefix: FORMERR, SERVFAIL, REFUSED, NOTIMP, BADVERS.
+  uint32_t errors_per_second = 100;
   uint32_t burst = 0;  // responses allowed back to back; 0: one second's worth
   // Every `slip`-th limited response goes out truncated (TC=1), the others are
   // dropped; 0 drops them all, 1 truncates them all (BIND's rate-limit slip).
   uint32_t slip = 2;
-  uint32_t table_size =
-      65536;  // buckets; rounded up to a power of two, at least 2
+  uint32_t table_size = 1 << 18;  // buckets; a power of two, at least 2
   int ipv4_prefix = 24;
   int ipv6_prefix = 56;
 };
@@ -31,30 +42,40 @@ struct RrlOptions {
 enum class RrlVerdict : uint8_t { kAllow, kSlip, kDrop };
 
 // One table shared by every worker: a fixed array of 64-bit atomic buckets,
-// updated with compare-and-swap (no locks, no growth). Each bucket holds a
-// 16-bit tag of its prefix and the prefix's theoretical arrival time (GCRA, the
-// token bucket as one timestamp) in microseconds. Two buckets per hash slot; a
-// prefix that finds neither takes the one idle longest. A collision can only
-// reset a bucket (letting a burst through), never limit a prefix for another's
-// traffic beyond a shared tag.
+// updated with compare-and-swap (no locks, no growth: the table is the bound on
+// memory however many clients and names there are). Each bucket holds a 16-bit
+// tag of its key and the key's theoretical arrival time (GCRA, the token bucket
+// as one timestamp) in microseconds. Two buckets per hash slot; a key that
+// finds neither takes the one idle longest. A collision can only reset a
+// bucket (letting a burst through), never limit a key for another's traffic
+// beyond a shared tag.
 class RateLimiter {
  public:
   explicit RateLimiter(const RrlOptions& options);
 
-  // Counts one UDP response to `source` at `now_ms` and says what to do with
-  // it.
-  RrlVerdict Check(const IpAddress& source, int64_t now_ms);
+  // Counts one UDP response to `source` of class `cls`, `response` naming it
+  // within the class (a hash of name, type and subnet for answers, the zone
+  // for NXDOMAIN, unused for errors), at monotonic time `now_us`, and says
+  // what to do with it.
+  RrlVerdict Check(const IpAddress& source, RrlClass cls, uint64_t response,
+                   uint64_t now_us);
 
   const RrlOptions& options() const { return options_; }
 
  private:
+  struct Rate {
+    uint64_t interval_us = 1;   // 1 s / rate
+    uint64_t tolerance_us = 1;  // burst * interval
+  };
+
   RrlOptions options_;
-  uint64_t interval_us_;   // 1 s / rate
-  uint64_t tolerance_us_;  // burst * interval
+  Rate rates_[3];  // by RrlClass
   uint64_t mask_;
   std::unique_ptr<std::atomic<uint64_t>[]> buckets_;
-  std::atomic<int64_t> epoch_ms_;  // the clock reading times are relative to
   std::atomic<uint64_t> limited_{0};
 };
+
+// The class a response of `rcode` is limited as.
+RrlClass RrlClassOf(uint16_t rcode);
 
 }  // namespace ax::dns

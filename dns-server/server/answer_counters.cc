@@ -24,14 +24,31 @@ AnswerCells::AnswerCells(std::shared_ptr<const ServingState> s)
 }
 
 AnswerCounter::~AnswerCounter() {
+  delete ready_.load();
   delete current_.load();
   for (AnswerCells* c = TakeAll(retired_); c;) delete std::exchange(c, c->next);
 }
 
-AnswerCells* AnswerCounter::Switch(
-    const std::shared_ptr<const ServingState>& state) {
-  auto* fresh = new AnswerCells(state);
-  AnswerCells* old = current_.exchange(fresh, std::memory_order_acq_rel);
+void AnswerCounter::Prepare(std::shared_ptr<const ServingState> state) {
+  auto* fresh = new AnswerCells(std::move(state));
+  // Never taken, so never counted: freeing it loses nothing.
+  delete ready_.exchange(fresh, std::memory_order_acq_rel);
+}
+
+AnswerCells* AnswerCounter::Switch(const ServingState* state) {
+  AnswerCells* taken = ready_.exchange(nullptr, std::memory_order_acq_rel);
+  if (!taken) return nullptr;
+  if (taken->state.get() != state) {
+    // Cells of a newer state (this query's state is already replaced): put
+    // them back, unless a still newer one arrived, which makes them stale.
+    AnswerCells* expected = nullptr;
+    if (!ready_.compare_exchange_strong(expected, taken,
+                                        std::memory_order_acq_rel)) {
+      delete taken;
+    }
+    return nullptr;
+  }
+  AnswerCells* old = current_.exchange(taken, std::memory_order_acq_rel);
   if (old) {
     // Lock-free push; the scraper only ever takes the whole stack.
     old->next = retired_.load(std::memory_order_relaxed);
@@ -39,7 +56,7 @@ AnswerCells* AnswerCounter::Switch(
         old->next, old, std::memory_order_release, std::memory_order_relaxed)) {
     }
   }
-  return fresh;
+  return taken;
 }
 
 void AnswerTotals::Fold(const AnswerCells& cells, AnswerSeries& into) const {

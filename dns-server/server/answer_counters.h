@@ -1,9 +1,11 @@
 // GSLB answers counted by snapshot indices: per (domain, region) and per
-// (domain, node), in arrays a worker allocates once per snapshot it serves
-// (never per query). Names are attached only when the scraper folds the counts
-// into totals keyed by domain/region/node names, so series survive snapshot
-// changes. One AnswerCounter per worker (single writer); AnswerTotals::Collect
-// is the only reader and the only place cells are freed.
+// (domain, node), in arrays allocated for each worker by the thread that makes
+// a snapshot current (Prepare), never by a query: a worker only takes the
+// cells waiting for it. Names are attached only when the scraper folds the
+// counts into totals keyed by domain/region/node names, so series survive
+// snapshot changes. One AnswerCounter per worker (single writer);
+// AnswerTotals::Collect is the only reader and the only place counted cells
+// are freed.
 #pragma once
 
 #include <atomic>
@@ -38,11 +40,21 @@ class AnswerCounter {
   AnswerCounter(const AnswerCounter&) = delete;
   AnswerCounter& operator=(const AnswerCounter&) = delete;
 
+  // Allocates the cells for `state`, which is about to be served, and leaves
+  // them for the worker; cells prepared earlier and not taken are freed.
+  // Called off the query path, before `state` is published.
+  void Prepare(std::shared_ptr<const ServingState> state);
+
   // Counts one decision (info.domain and info.route set) made on `state`.
+  // A query still answered from a state replaced twice meanwhile finds no
+  // cells for it and is not counted here.
   void Count(const std::shared_ptr<const ServingState>& state,
              const ResponseInfo& info) {
     AnswerCells* cells = current_.load(std::memory_order_relaxed);
-    if (!cells || cells->state.get() != state.get()) cells = Switch(state);
+    if (!cells || cells->state.get() != state.get()) {
+      cells = Switch(state.get());
+      if (!cells) return;
+    }
     const uint32_t region = info.region == kNoIndex
                                 ? static_cast<uint32_t>(cells->columns - 1)
                                 : info.region;
@@ -55,8 +67,11 @@ class AnswerCounter {
 
  private:
   friend class AnswerTotals;
-  AnswerCells* Switch(const std::shared_ptr<const ServingState>& state);
+  // The prepared cells of `state` made current, or null when none wait.
+  AnswerCells* Switch(const ServingState* state);
 
+  // Ownership moves only by exchange: whoever takes a pointer out owns it.
+  std::atomic<AnswerCells*> ready_{nullptr};  // prepared, not yet taken
   std::atomic<AnswerCells*> current_{nullptr};
   std::atomic<AnswerCells*> retired_{nullptr};  // a stack, popped whole
 };

@@ -44,13 +44,6 @@ bool SetSample(ServerConfig& c, const FlagValues& v, std::string* error) {
   return true;
 }
 
-bool SetRcvbuf(ServerConfig& c, const FlagValues& v, std::string* error) {
-  int64_t bytes = 0;
-  if (!runtime::ParseByteSize(v.back(), &bytes, error)) return false;
-  c.udp_rcvbuf = static_cast<int>(bytes);
-  return true;
-}
-
 bool SetGeoSchema(ServerConfig& c, const FlagValues& v, std::string* error) {
   const std::optional<GeoFieldPaths> paths = GeoFieldPathsForSchema(v.back());
   if (!paths) {
@@ -192,6 +185,10 @@ const std::vector<Flag>& Flags() {
       {"geo-subdivisions", "FILE", "",
        "subdivision name table overriding the built-in",
        runtime::TextFlag(&ServerConfig::geo_subdivisions)},
+      {"geo-copy-dir", "DIR", "/tmp",
+       "geo files are copied here before they are mapped, so rewriting one "
+       "in place cannot reach the server; empty: map them where they are",
+       runtime::TextFlag(&ServerConfig::geo_copy_dir)},
       {"geo-reload-interval", "DURATION", "30s",
        "how often geo files are checked",
        runtime::DurationFlag(&ServerConfig::geo_reload_interval, kZeroOk)},
@@ -201,7 +198,7 @@ const std::vector<Flag>& Flags() {
       {"udp-batch", "N", "64", "datagrams per recvmmsg/sendmmsg",
        IntFlag(&ServerConfig::udp_batch, 1, 1024)},
       {"udp-rcvbuf", "BYTES", "4MiB", "SO_RCVBUF of each UDP socket",
-       SetRcvbuf},
+       runtime::ByteSizeFlag(&ServerConfig::udp_rcvbuf, 0, int64_t{1} << 30)},
       {"tcp-threads", "N", "1", "TCP event-loop threads",
        IntFlag(&ServerConfig::tcp_threads, 1, 64)},
       {"tcp-idle-timeout", "DURATION", "10s",
@@ -211,10 +208,31 @@ const std::vector<Flag>& Flags() {
        "close TCP connections that take longer to send one message",
        runtime::DurationFlag(&ServerConfig::tcp_message_timeout, kZeroOk)},
       {"tcp-max-connections", "N", "1000",
-       "TCP connections; excess ones closed",
+       "TCP connections; at the limit a newcomer evicts the one idle longest",
        IntFlag(&ServerConfig::tcp_max_connections, 1, 1'000'000)},
-      {"rrl-rate", "N", "1000", "responses per second per client prefix",
+      {"tcp-max-connections-per-source", "N", "100",
+       "TCP connections of one IPv4 address or IPv6 /64; 0: no limit",
+       IntFlag(&ServerConfig::tcp_max_connections_per_source, 0, 1'000'000)},
+      {"tcp-max-queries", "N", "10000",
+       "queries answered on one TCP connection before it is closed; 0: no "
+       "limit",
+       IntFlag(&ServerConfig::tcp_max_queries, 0, 1'000'000'000)},
+      {"tcp-max-buffered", "BYTES", "32MiB",
+       "input and unsent answers of all TCP connections; above it the one "
+       "holding the most is closed",
+       runtime::ByteSizeFlag(&ServerConfig::tcp_max_buffered, 64 << 10,
+                             int64_t{16} << 30)},
+      {"rrl-rate", "N", "100",
+       "answers per second per client prefix and name, type and client "
+       "subnet",
        IntFlag(&ServerConfig::rrl_rate, 1, 1'000'000)},
+      {"rrl-nxdomain-rate", "N", "1000",
+       "NXDOMAIN answers per second per client prefix and zone",
+       IntFlag(&ServerConfig::rrl_nxdomain_rate, 1, 1'000'000)},
+      {"rrl-error-rate", "N", "100",
+       "error answers (FORMERR, SERVFAIL, REFUSED, NOTIMP) per second per "
+       "client prefix",
+       IntFlag(&ServerConfig::rrl_error_rate, 1, 1'000'000)},
       {"rrl-burst", "N", "0", "responses allowed back to back; 0: one second's",
        IntFlag(&ServerConfig::rrl_burst, 0, 1'000'000)},
       {"rrl-slip", "N", "2",

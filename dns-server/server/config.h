@@ -44,13 +44,17 @@ struct ServerConfig {
   std::string geo_subdivisions;  // subdivision override table; "" built in
   GeoFieldPaths geo_paths;
   Millis geo_reload_interval{30'000};
-  int workers = 0;  // UDP worker threads; 0: one per core
+  std::string geo_copy_dir;  // private copies of the geo files; "": none
+  int workers = 0;           // UDP worker threads; 0: one per core
   int udp_batch = 64;
   int udp_rcvbuf = 4 << 20;
   int tcp_threads = 1;
   Millis tcp_idle_timeout{10'000};
   Millis tcp_message_timeout{5'000};
   int tcp_max_connections = 1000;
+  int tcp_max_connections_per_source = 100;
+  uint32_t tcp_max_queries = 10'000;
+  size_t tcp_max_buffered = size_t{32} << 20;
   bool rrl = true;
   // Standalone: probe nodes with a healthCheck in process.
   bool probe = true;
@@ -59,7 +63,9 @@ struct ServerConfig {
   std::string probe_token_dir;  // tokens: <dir>/<healthCheck.tokenSecretRef>
   // Standalone: other vantages' ProbeReport files (report_files.h).
   std::string probe_reports_dir;
-  uint32_t rrl_rate = 0;
+  uint32_t rrl_rate = 0;  // answers per (prefix, name, type, client subnet)
+  uint32_t rrl_nxdomain_rate = 0;  // NXDOMAIN per (prefix, zone)
+  uint32_t rrl_error_rate = 0;     // errors per prefix
   uint32_t rrl_burst = 0;
   uint32_t rrl_slip = 0;
   std::string identity;  // CHAOS id.server; the host name by default

@@ -10,6 +10,7 @@
 
 #include "ax/route_table_configmap.h"
 #include "ax/runtime/log.h"
+#include "ax/snapshot_limits.h"
 
 namespace ax::dns {
 
@@ -98,6 +99,13 @@ bool FileSource::Reload(std::string* error) {
   last_id_ = {st.st_dev, st.st_ino,
               st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec,
               st.st_size};
+  // Text or gzip, a file over the document limit is refused unread.
+  if (static_cast<uint64_t>(st.st_size) > kSnapshotMaxDocumentBytes) {
+    return Fail(file.string() + ": " + std::to_string(st.st_size) +
+                    " bytes, over the snapshot limit of " +
+                    std::to_string(kSnapshotMaxDocumentBytes),
+                error);
+  }
   std::ostringstream bytes;
   bytes << in.rdbuf();
   std::string raw = std::move(bytes).str();

@@ -339,25 +339,40 @@ class Metrics::DataPlane : public prometheus::Collectable {
       const TcpStats t = s_.tcp->stats();
       auto connections = Family(
           "ax_dns_tcp_connections_total",
-          "TCP connections by result (accepted, or rejected over the limit)",
+          "TCP connections by result (accepted; rejected: at the limit with "
+          "none idle to evict; rejected_source: its source at its limit)",
           MetricType::Counter);
-      runtime::AddSample(connections, static_cast<double>(t.accepted),
-                         {{"result", "accepted"}});
-      runtime::AddSample(connections, static_cast<double>(t.rejected),
-                         {{"result", "rejected"}});
-      auto closed =
-          Family("ax_dns_tcp_connections_closed_total",
-                 "TCP connections closed by the server, by reason (idle, "
-                 "slow: a message took too long)",
-                 MetricType::Counter);
-      runtime::AddSample(closed, static_cast<double>(t.closed_idle),
-                         {{"reason", "idle"}});
-      runtime::AddSample(closed, static_cast<double>(t.closed_slow),
-                         {{"reason", "slow"}});
+      for (const auto& [result, n] :
+           {std::pair{"accepted", t.accepted},
+            std::pair{"rejected", t.rejected},
+            std::pair{"rejected_source", t.rejected_source}}) {
+        runtime::AddSample(connections, static_cast<double>(n),
+                           {{"result", result}});
+      }
+      auto closed = Family(
+          "ax_dns_tcp_connections_closed_total",
+          "TCP connections closed by the server, by reason (idle; slow: a "
+          "message took too long; evicted: the idlest, for a newcomer; "
+          "budget: its queries answered; buffered: held the most when all "
+          "held too much)",
+          MetricType::Counter);
+      for (const auto& [reason, n] :
+           {std::pair{"idle", t.closed_idle}, std::pair{"slow", t.closed_slow},
+            std::pair{"evicted", t.closed_evicted},
+            std::pair{"budget", t.closed_budget},
+            std::pair{"buffered", t.closed_buffered}}) {
+        runtime::AddSample(closed, static_cast<double>(n),
+                           {{"reason", reason}});
+      }
       auto open = Family("ax_dns_tcp_connections_open",
                          "TCP connections open now", MetricType::Gauge);
       runtime::AddSample(open, t.open);
-      for (auto* f : {&connections, &closed, &open}) {
+      auto buffered =
+          Family("ax_dns_tcp_buffered_bytes",
+                 "input and unsent answers held for all TCP connections",
+                 MetricType::Gauge);
+      runtime::AddSample(buffered, static_cast<double>(t.buffered_bytes));
+      for (auto* f : {&connections, &closed, &open, &buffered}) {
         out.push_back(std::move(*f));
       }
     }

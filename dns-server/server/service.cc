@@ -23,20 +23,28 @@ bool Service::Start(std::string* error) {
   // Geo first: every snapshot state gets the geo tables attached before it is
   // served.
   if (!StartGeo(error)) return false;
+  if (!config_.decision_log.empty()) {
+    decision_log_ = std::make_unique<DecisionLog>(DecisionLogOptions{
+        .path = config_.decision_log, .sample = config_.decision_log_sample});
+  }
+  // Before the source: the first snapshot may be served before any worker
+  // exists, and every served one gets its answer cells off the query path.
+  telemetry_ = std::make_unique<Telemetry>(decision_log_.get());
+  store_.SetOnServe([telemetry = telemetry_.get()](
+                        const std::shared_ptr<const ServingState>& state) {
+    telemetry->Serve(state);
+  });
   if (!StartSource(error)) return false;
   if (config_.rrl) {
     rrl_ = std::make_unique<RateLimiter>(
         RrlOptions{.enabled = true,
                    .responses_per_second = config_.rrl_rate,
+                   .nxdomains_per_second = config_.rrl_nxdomain_rate,
+                   .errors_per_second = config_.rrl_error_rate,
                    .burst = config_.rrl_burst,
                    .slip = config_.rrl_slip});
   }
 
-  if (!config_.decision_log.empty()) {
-    decision_log_ = std::make_unique<DecisionLog>(DecisionLogOptions{
-        .path = config_.decision_log, .sample = config_.decision_log_sample});
-  }
-  telemetry_ = std::make_unique<Telemetry>(decision_log_.get());
   QueryContext context{&store_, geo_.get(), rrl_.get(),
                        ResponderOptions{.identity = config_.identity,
                                         .edns_udp_size = config_.edns_udp_size},
@@ -130,6 +138,7 @@ bool Service::StartGeo(std::string* error) {
       .asn_files = config_.asn_db,
       .subdivisions_file = config_.geo_subdivisions,
       .fields = config_.geo_paths,
+      .copy_dir = config_.geo_copy_dir,
   });
   if (geo_->ReloadIfChanged(GeoStore::Clock::now()) ==
       GeoStore::Reload::kFailed) {
@@ -165,7 +174,11 @@ bool Service::StartDns(const QueryContext& context, std::string* error) {
                    .threads = config_.tcp_threads,
                    .idle_timeout = config_.tcp_idle_timeout,
                    .message_timeout = config_.tcp_message_timeout,
-                   .max_connections = config_.tcp_max_connections},
+                   .max_connections = config_.tcp_max_connections,
+                   .max_connections_per_source =
+                       config_.tcp_max_connections_per_source,
+                   .max_queries_per_connection = config_.tcp_max_queries,
+                   .max_buffered_bytes = config_.tcp_max_buffered},
         context);
     if (tcp_->Start(error)) return true;
     if (!any_port || attempt == kAttempts) return false;

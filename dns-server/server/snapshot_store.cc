@@ -108,6 +108,7 @@ LoadOutcome SnapshotStore::Reject(std::string message, std::string* error) {
 }
 
 void SnapshotStore::SwapTo(size_t index) {
+  if (on_serve_) on_serve_(history_[index].state);
   current_index_ = index;
   current_.store(history_[index].state, std::memory_order_release);
 }

@@ -55,6 +55,15 @@ class SnapshotStore {
     prepare_ = std::move(prepare);
   }
 
+  // Runs under the store's lock just before a state becomes the one served
+  // (a load or a rollback): what must exist before any query sees it (the
+  // workers' answer cells) is allocated here, not on a query thread. Set
+  // before the first load.
+  void SetOnServe(
+      std::function<void(const std::shared_ptr<const ServingState>&)> hook) {
+    on_serve_ = std::move(hook);
+  }
+
   // What readers serve from; null until the first successful load.
   std::shared_ptr<const ServingState> Current() const {
     return current_.load(std::memory_order_acquire);
@@ -97,6 +106,7 @@ class SnapshotStore {
   const std::vector<ZoneConfig> zones_;
   const size_t max_history_;
   std::function<void(const ServingState&)> prepare_;
+  std::function<void(const std::shared_ptr<const ServingState>&)> on_serve_;
   std::atomic<std::shared_ptr<const ServingState>> current_;
 
   mutable std::mutex mu_;

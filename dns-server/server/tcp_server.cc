@@ -1,7 +1,9 @@
 // TCP event loops: level-triggered epoll over listeners, connections and the
 // stop signal; a periodic sweep enforces the idle and message timeouts.
 // Answers go into a per-connection output buffer flushed as the socket takes
-// it; while too much is unread, the connection's queries wait (no reading).
+// it; while too much is unsent, the connection's queries wait (no reading),
+// and input is read only while it fits one whole message. Each connection's
+// buffered bytes are added to the server's total after every event.
 #include "server/tcp_server.h"
 
 #include <netinet/tcp.h>
@@ -24,7 +26,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr size_t kMaxPendingOutput = 256 << 10;  // pause reading above this
+// Unsent output above which a connection is neither read nor answered: the
+// socket's own buffer holds more, so a client that reads never waits on it.
+constexpr size_t kMaxUnsentOutput = 16 << 10;
+// Buffered input: one whole message of the largest size and its prefix.
+constexpr size_t kMaxInput = 2 + 65535;
 constexpr size_t kReadChunk = 64 << 10;
 constexpr int kBacklog = 1024;
 
@@ -58,21 +64,28 @@ class TcpServer::Loop {
     if (thread_.joinable()) thread_.join();
   }
 
-  Counter accepted, rejected, queries, closed_idle, closed_slow;
+  Counter accepted, rejected, rejected_source, queries, closed_idle,
+      closed_slow, closed_evicted, closed_budget, closed_buffered;
 
  private:
   struct Conn {
     runtime::Fd fd;
     IpAddress peer;
     FrameReader in;
-    std::vector<uint8_t> out;
-    size_t out_off = 0;
-    Clock::time_point last_active;
+    FrameWriter out;
+    Clock::time_point last_active;  // when the client last sent bytes
     Clock::time_point message_started;
+    uint32_t queries = 0;
     bool in_message = false;
-    bool read_closed = false;
-    uint32_t events = 0;  // what epoll watches now
-    size_t pending() const { return out.size() - out_off; }
+    bool read_closed = false;  // the client half-closed, or its budget is used
+    uint32_t events = 0;       // what epoll watches now
+    int64_t counted = 0;       // bytes this connection adds to buffered_
+    size_t pending() const { return out.unsent(); }
+    int64_t buffered() const {
+      return static_cast<int64_t>(in.buffered() + out.unsent());
+    }
+    // Waiting for the client: no message begun, nothing to send.
+    bool waiting() const { return !in_message && pending() == 0; }
   };
 
   void Watch(int fd, uint32_t events, int op) {
@@ -112,7 +125,15 @@ class TcpServer::Loop {
         }
         if (alive && (events[i].events & EPOLLOUT)) alive = OnWritable(c);
         if (alive) alive = Settle(c);
-        if (!alive) Close(fd);
+        if (!alive) {
+          Close(fd);
+        } else {
+          Account(c);
+          if (server_.buffered_.load(std::memory_order_relaxed) >
+              static_cast<int64_t>(server_.options_.max_buffered_bytes)) {
+            ShedLargest();
+          }
+        }
       }
       const Clock::time_point now = Clock::now();
       if (now >= next_sweep) {
@@ -147,16 +168,23 @@ class TcpServer::Loop {
         return;
       }
       runtime::Fd conn_fd(fd);
-      if (server_.open_.fetch_add(1) >= server_.options_.max_connections) {
+      const IpAddress peer = runtime::Endpoint::FromSockaddr(sa).ip;
+      if (!server_.sources_.Admit(peer)) {
+        rejected_source.Add();
+        continue;  // conn_fd closes: its source holds enough already
+      }
+      if (server_.open_.fetch_add(1) >= server_.options_.max_connections &&
+          !EvictIdlest()) {
         server_.open_.fetch_sub(1);
+        server_.sources_.Release(peer);
         rejected.Add();
-        continue;  // conn_fd closes: the excess connection is refused
+        continue;  // every connection here is busy: the newcomer is refused
       }
       const int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
       auto c = std::make_unique<Conn>();
       c->fd = std::move(conn_fd);
-      c->peer = runtime::Endpoint::FromSockaddr(sa).ip;
+      c->peer = peer;
       c->last_active = Clock::now();
       c->events = EPOLLIN | EPOLLRDHUP;
       Watch(fd, c->events, EPOLL_CTL_ADD);
@@ -173,17 +201,48 @@ class TcpServer::Loop {
     }
   }
 
-  // Reads what is there (unless output is backed up) and answers every
-  // complete query. False: close the connection.
+  // At the connection limit: closes this loop's connection that has waited
+  // for its client longest, if any is waiting at all; the slot it frees is
+  // the newcomer's.
+  bool EvictIdlest() {
+    Conn* idlest = nullptr;
+    for (const auto& [fd, c] : conns_) {
+      if (c->waiting() && (!idlest || c->last_active < idlest->last_active)) {
+        idlest = c.get();
+      }
+    }
+    if (!idlest) return false;
+    closed_evicted.Add();
+    Close(idlest->fd.get());
+    return true;
+  }
+
+  // The total is over its bound: the connection holding the most goes.
+  void ShedLargest() {
+    Conn* largest = nullptr;
+    for (const auto& [fd, c] : conns_) {
+      if (!largest || c->counted > largest->counted) largest = c.get();
+    }
+    if (!largest || largest->counted == 0) return;
+    closed_buffered.Add();
+    Close(largest->fd.get());
+  }
+
+  // Reads what is there (unless output is backed up, or a whole message is
+  // already buffered) and answers every complete query. False: close the
+  // connection.
   bool OnReadable(Conn& c) {
     for (int round = 0; round < 4 && !c.read_closed; ++round) {
-      if (c.pending() > kMaxPendingOutput) break;
-      const ssize_t n =
-          ::recv(c.fd.get(), read_buf_.data(), read_buf_.size(), 0);
+      if (c.pending() > kMaxUnsentOutput) break;
+      const size_t room = kMaxInput - std::min(kMaxInput, c.in.buffered());
+      if (room == 0) break;
+      const ssize_t n = ::recv(c.fd.get(), read_buf_.data(),
+                               std::min(room, read_buf_.size()), 0);
       if (n > 0) {
+        c.last_active = Clock::now();
         c.in.Append({read_buf_.data(), static_cast<size_t>(n)});
         if (!Answer(c)) return false;
-        if (static_cast<size_t>(n) < read_buf_.size()) break;
+        if (static_cast<size_t>(n) < std::min(room, read_buf_.size())) break;
       } else if (n == 0) {
         c.read_closed = true;  // half-close: still answer what was asked
       } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -198,48 +257,52 @@ class TcpServer::Loop {
   // Answers buffered complete queries until the output is backed up.
   bool Answer(Conn& c) {
     std::optional<QueryRefs> refs;  // taken once there is a query
-    const QueryMeta meta{c.peer, Transport::kTcp, runtime::WallMs()};
+    const QueryMeta meta{c.peer, Transport::kTcp, runtime::WallMs(),
+                         static_cast<uint64_t>(runtime::MonoUs())};
+    const uint32_t budget = server_.options_.max_queries_per_connection;
     bool completed = false;
-    while (c.pending() <= kMaxPendingOutput) {
+    while (c.pending() <= kMaxUnsentOutput) {
+      if (budget > 0 && c.queries >= budget) {
+        // Answered its share: what it sent after is not read; it closes
+        // once everything answered has gone out.
+        if (!c.read_closed) closed_budget.Add();
+        c.read_closed = true;
+        break;
+      }
       const std::optional<std::span<const uint8_t>> query = c.in.Next();
       if (!query) break;
       if (query->empty()) return false;  // a zero-length message: no DNS
       completed = true;
+      ++c.queries;
       queries.Add();
       if (!refs) refs = QueryRefs::Take(server_.context_);
       const size_t size =
           observer_->Respond(responder_, *refs, meta, *query, answer_);
-      if (size > 0) AppendFrame(c.out, {answer_.data(), size});
+      if (size > 0) c.out.Append({answer_.data(), size});
     }
     c.in.Compact();
-    const Clock::time_point now = Clock::now();
-    if (completed) {
-      c.last_active = now;
-      c.in_message = false;
-    }
+    if (completed) c.in_message = false;
     if (c.in.partial() && !c.in_message) {
       c.in_message = true;
-      c.message_started = now;
+      c.message_started = Clock::now();
     }
     return true;
   }
 
+  // What the client is sent does not count as activity: a client that never
+  // reads must not keep its connection by being written to.
   bool OnWritable(Conn& c) {
     while (c.pending() > 0) {
+      const std::span<const uint8_t> unsent = c.out.Unsent();
       const ssize_t n =
-          ::send(c.fd.get(), &c.out[c.out_off], c.pending(), MSG_NOSIGNAL);
+          ::send(c.fd.get(), unsent.data(), unsent.size(), MSG_NOSIGNAL);
       if (n > 0) {
-        c.out_off += static_cast<size_t>(n);
-        c.last_active = Clock::now();
+        c.out.Sent(static_cast<size_t>(n));
       } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
         break;
       } else if (errno != EINTR) {
         return false;
       }
-    }
-    if (c.pending() == 0) {
-      c.out.clear();
-      c.out_off = 0;
     }
     return true;
   }
@@ -248,11 +311,11 @@ class TcpServer::Loop {
   // watch for what the connection needs next. False: close it.
   bool Settle(Conn& c) {
     if (!OnWritable(c)) return false;
-    if (c.pending() <= kMaxPendingOutput && !Answer(c)) return false;
+    if (c.pending() <= kMaxUnsentOutput && !Answer(c)) return false;
     if (!OnWritable(c)) return false;
     if (c.read_closed && c.pending() == 0) return false;  // all answered
     uint32_t want = 0;
-    if (!c.read_closed && c.pending() <= kMaxPendingOutput) {
+    if (!c.read_closed && c.pending() <= kMaxUnsentOutput) {
       want |= EPOLLIN | EPOLLRDHUP;
     }
     if (c.pending() > 0) want |= EPOLLOUT;
@@ -263,8 +326,23 @@ class TcpServer::Loop {
     return true;
   }
 
+  // The connection's bytes into the server's total.
+  void Account(Conn& c) {
+    const int64_t now = c.buffered();
+    if (now != c.counted) {
+      server_.buffered_.fetch_add(now - c.counted, std::memory_order_relaxed);
+      c.counted = now;
+    }
+  }
+
+  // Drops the connection, what it counted and its slots.
   void Close(int fd) {
-    if (conns_.erase(fd) > 0) server_.open_.fetch_sub(1);
+    const auto it = conns_.find(fd);
+    if (it == conns_.end()) return;
+    server_.buffered_.fetch_sub(it->second->counted, std::memory_order_relaxed);
+    server_.sources_.Release(it->second->peer);
+    conns_.erase(it);
+    server_.open_.fetch_sub(1);
   }
 
   void Sweep(Clock::time_point now) {
@@ -296,7 +374,9 @@ class TcpServer::Loop {
 };
 
 TcpServer::TcpServer(TcpOptions options, QueryContext context)
-    : options_(std::move(options)), context_(std::move(context)) {}
+    : options_(std::move(options)),
+      context_(std::move(context)),
+      sources_(options_.max_connections_per_source) {}
 
 TcpServer::~TcpServer() { Stop(); }
 
@@ -336,11 +416,16 @@ TcpStats TcpServer::stats() const {
   for (const auto& loop : loops_) {
     s.accepted += loop->accepted.Get();
     s.rejected += loop->rejected.Get();
+    s.rejected_source += loop->rejected_source.Get();
     s.queries += loop->queries.Get();
     s.closed_idle += loop->closed_idle.Get();
     s.closed_slow += loop->closed_slow.Get();
+    s.closed_evicted += loop->closed_evicted.Get();
+    s.closed_budget += loop->closed_budget.Get();
+    s.closed_buffered += loop->closed_buffered.Get();
   }
   s.open = open_.load();
+  s.buffered_bytes = buffered_.load(std::memory_order_relaxed);
   return s;
 }
 

@@ -65,7 +65,14 @@ QueryObserver* Telemetry::AddWorker() {
   std::lock_guard lock(mu_);
   observers_.push_back(std::make_unique<QueryObserver>(
       decision_log_ ? decision_log_->AddProducer() : nullptr));
+  if (serving_) observers_.back()->answers().Prepare(serving_);
   return observers_.back().get();
+}
+
+void Telemetry::Serve(const std::shared_ptr<const ServingState>& state) {
+  std::lock_guard lock(mu_);
+  serving_ = state;
+  for (const auto& o : observers_) o->answers().Prepare(state);
 }
 
 std::vector<const QueryCounters*> Telemetry::Counters() const {

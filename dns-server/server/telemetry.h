@@ -2,7 +2,8 @@
 // Respond call, samples its duration (1 query in kTimedEvery), bumps the
 // worker's counters and answer cells and offers sampled decisions to the
 // decision log. Telemetry owns the observers; the metrics collector reads
-// them at scrape time. Observers are added at startup, before any scrape.
+// them at scrape time. Observers are added at startup, before any scrape;
+// snapshots may be served before and after.
 #pragma once
 
 #include <memory>
@@ -47,8 +48,13 @@ class Telemetry {
  public:
   explicit Telemetry(DecisionLog* decision_log) : decision_log_(decision_log) {}
 
-  // An observer for one more worker thread (UDP worker or TCP loop).
+  // An observer for one more worker thread (UDP worker or TCP loop), with
+  // answer cells for the state being served, if any.
   QueryObserver* AddWorker();
+
+  // `state` is about to be served: every worker's answer cells for it are
+  // allocated now, on the caller's thread (SnapshotStore's on-serve hook).
+  void Serve(const std::shared_ptr<const ServingState>& state);
 
   std::vector<const QueryCounters*> Counters() const;
   // Answer counts by name; also frees retired per-snapshot cells, so it is
@@ -59,6 +65,7 @@ class Telemetry {
   DecisionLog* const decision_log_;  // null: off
   mutable std::mutex mu_;            // the observer list and answer totals
   std::vector<std::unique_ptr<QueryObserver>> observers_;
+  std::shared_ptr<const ServingState> serving_;  // the last Serve
   AnswerTotals answer_totals_;
 };
 

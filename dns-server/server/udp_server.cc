@@ -179,6 +179,7 @@ void UdpServer::Run(Worker& w) {
     QueryMeta meta;
     meta.transport = Transport::kUdp;
     meta.now_ms = runtime::WallMs();
+    meta.mono_us = static_cast<uint64_t>(runtime::MonoUs());
     size_t answers = 0;
     for (int i = 0; i < got; ++i) {
       msghdr& h = w.in_msgs[i].msg_hdr;

@@ -71,14 +71,40 @@ json ResolvePlainScalar(const std::string& s) {
   return s;
 }
 
+// What one document may expand to. yaml-cpp shares an aliased node instead of
+// copying it, but converting copies: without a bound, a few lines of nested
+// aliases ("billion laughs") expand to billions of values. Manifests nest a
+// handful deep and hold thousands of values.
+constexpr size_t kMaxValues = size_t{1} << 21;
+constexpr size_t kMaxDepth = 64;
+
 // YAML -> JSON, reporting duplicate map keys (yaml-cpp keeps both) as errors at
-// their line.
+// their line, and refusing documents beyond kMaxValues or kMaxDepth.
 class YamlToJson {
  public:
   YamlToJson(std::string_view file, std::vector<ManifestError>& errors)
       : file_(file), errors_(errors) {}
 
-  json Convert(const YAML::Node& node, const std::string& path) {
+  // Null, with one error at the document, when it is over a bound.
+  json ConvertDocument(const YAML::Node& root, const std::string& where) {
+    values_ = 0;
+    over_ = false;
+    json out = Convert(root, "", 0);
+    if (!over_) return out;
+    errors_.push_back({where, "", "",
+                       "expands to more than " + std::to_string(kMaxValues) +
+                           " values or nests deeper than " +
+                           std::to_string(kMaxDepth) +
+                           " (aliases of aliases?): refused"});
+    return nullptr;
+  }
+
+ private:
+  json Convert(const YAML::Node& node, const std::string& path, size_t depth) {
+    if (over_ || ++values_ > kMaxValues || depth > kMaxDepth) {
+      over_ = true;
+      return nullptr;
+    }
     switch (node.Type()) {
       case YAML::NodeType::Scalar:
         // "!" marks quoted and block scalars, "tag:yaml.org,2002:str" an
@@ -88,7 +114,8 @@ class YamlToJson {
       case YAML::NodeType::Sequence: {
         json out = json::array();
         for (size_t i = 0; i < node.size(); ++i) {
-          out.push_back(Convert(node[i], path + "[" + std::to_string(i) + "]"));
+          out.push_back(Convert(node[i], path + "[" + std::to_string(i) + "]",
+                                depth + 1));
         }
         return out;
       }
@@ -102,7 +129,7 @@ class YamlToJson {
                                "duplicate key"});
             continue;
           }
-          out[key] = Convert(entry.second, key_path);
+          out[key] = Convert(entry.second, key_path, depth + 1);
         }
         return out;
       }
@@ -111,9 +138,10 @@ class YamlToJson {
     }
   }
 
- private:
   std::string file_;
   std::vector<ManifestError>& errors_;
+  size_t values_ = 0;
+  bool over_ = false;
 };
 
 // `kind: List` with `items`, as `kubectl get -o yaml` prints several objects.
@@ -142,7 +170,9 @@ bool ReadText(std::string_view yaml, std::string_view file,
       continue;  // `---` with nothing (or only comments) after it
     const std::string doc_tag = "#" + std::to_string(doc + 1);
     size_t own_errors = errors.size();
-    json object = converter.Convert(root, "");
+    json object =
+        converter.ConvertDocument(root, Where(file, root.Mark()) + doc_tag);
+    if (object.is_null()) continue;  // over a bound: reported
     if (!IsList(object)) {
       on_document(std::move(object), Where(file, root.Mark()) + doc_tag, errors,
                   own_errors);

@@ -9,10 +9,28 @@
 #include <string>
 
 #include "ax/ip.h"
+#include "ax/runtime/bounded_workers.h"
 #include "ax/runtime/log.h"
 #include "ax/runtime/openmetrics.h"
 
 namespace ax::runtime {
+namespace {
+
+// httplib's queue interface over BoundedWorkers.
+class BoundedQueue : public httplib::TaskQueue {
+ public:
+  BoundedQueue(size_t threads, size_t max_queued)
+      : workers_(threads, max_queued) {}
+  void enqueue(std::function<void()> fn) override {
+    workers_.Run(std::move(fn));
+  }
+  void shutdown() override { workers_.Shutdown(); }
+
+ private:
+  BoundedWorkers workers_;
+};
+
+}  // namespace
 
 HttpListener::HttpListener(HttpLimits limits)
     : server_(std::make_unique<httplib::Server>()) {
@@ -23,7 +41,10 @@ HttpListener::HttpListener(HttpLimits limits)
   s.set_keep_alive_timeout(limits.keep_alive_timeout.count());
   s.set_keep_alive_max_count(limits.keep_alive_requests);
   const size_t threads = std::max<size_t>(1, limits.threads);
-  s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  const size_t max_queued = limits.max_queued;
+  s.new_task_queue = [threads, max_queued] {
+    return new BoundedQueue(threads, max_queued);
+  };
   // Runs after the headers, before the body is read: a large body is
   // refused without reading it (httplib alone would read and discard it).
   const size_t max_body = limits.max_body_bytes;

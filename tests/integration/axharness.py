@@ -161,6 +161,9 @@ class AxDns:
     # quickstart's demo health endpoints are not running there). On: the
     # caller runs the nodes' health endpoints (test_quickstart_failover.py).
     probe: bool = False
+    # Off: suites send bursts from one address that RRL would rightly limit. On:
+    # ax-dns's default RRL (test_rrl.py).
+    rrl: bool = False
     extra_args: list[str] = field(default_factory=list)
     # e.g. ["--snapshot-configmap", "NS/NAME", "--kubeconfig", FILE]; empty:
     # --standalone manifest_dir.
@@ -184,7 +187,7 @@ class AxDns:
             "--geo-db", str(geo["v6"]),
             "--geo-schema", "dbip",
             "--asn-db", str(geo["asn"]),
-            "--no-rrl",
+            *([] if self.rrl else ["--no-rrl"]),
             "--identity", self.identity,
             "--workers", "2",
         ]

@@ -258,6 +258,19 @@ def test_edns_version_1_badvers(ax_quickstart, tool):
     assert r.edns_version == 0
 
 
+@pytest.mark.parametrize("opcode", ["status", "notify", "update", "15"])
+def test_notimp_echoes_no_query_flags(ax_quickstart, opcode):
+    """RD and CD belong to QUERY (RFC 6895 §2): a NOTIMP answer to another opcode
+    carries neither, while a QUERY's answer echoes both (dig only: kdig cannot set
+    an opcode)."""
+    r = run("dig", ax_quickstart.port, f"+opcode={opcode}", "+rec", "+cdflag",
+            "www.example.test", "A")
+    assert r.status == "NOTIMP"
+    assert r.flags == {"qr"}, r.raw
+    q = run("dig", ax_quickstart.port, "+rec", "+cdflag", "www.example.test", "A")
+    assert {"rd", "cd"} <= q.flags, q.raw
+
+
 def test_over_ipv6(ax_quickstart, tool):
     if not ax_quickstart.port6:
         pytest.skip("no IPv6 loopback here")

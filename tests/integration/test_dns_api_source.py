@@ -8,16 +8,21 @@ ax-dns authenticates with a ServiceAccount token bound by deploy/rbac/ax-dns.yam
 (get/list/watch on that one ConfigMap) and is asked with dnspython, ECS
 113.108.1.0/24 (Guangdong, China Telecom -> gz-01). The tests run in file order on
 one ax-dns: first load, update latency, corrupt ConfigMaps, an apiserver outage
-with a watch that comes back too old (410) to resume.
+with a watch that comes back too old (410) to resume. Refused publishes over the
+snapshot limits (a gzip bomb, too many values, too deep, too many nodes) keep the last
+good snapshot and add less than a stated bound to ax-dns's peak memory.
 """
 
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import statistics
 import subprocess
 import time
+import zlib
+from pathlib import Path
 
 import pytest
 
@@ -181,6 +186,70 @@ def test_corrupt_configmap_keeps_the_last_good_snapshot(ax, table):
 
     table.publish(42)  # a good one after the bad ones is taken
     wait_for("the repaired ConfigMap", lambda: answer(ax) == {"192.0.2.42"}, 10)
+
+
+def gzip_stream(*parts: tuple[bytes, int]) -> bytes:
+    """gzip of each (chunk, times) repeated, compressed as it goes: a document far
+    larger than the test ever holds."""
+    z = zlib.compressobj(9, zlib.DEFLATED, 16 + 15)
+    out = [z.compress(chunk) for chunk, times in parts for _ in range(times)]
+    return b"".join(out) + z.flush()
+
+
+def peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmHWM")
+
+
+# What one refused publish may add to ax-dns's peak memory (docs/security.md).
+REFUSED_PEAK_MIB = 96
+
+
+def test_oversized_snapshots_and_bombs_are_refused_within_a_memory_bound(ax, table):
+    """Each limit of core/include/ax/snapshot_limits.h on the real binary: refused with
+    the limit named, the last good snapshot served, and ax-dns's peak RSS (VmHWM,
+    reset first through clear_refs) rising by less than REFUSED_PEAK_MIB."""
+    table.publish(43)
+    wait_for("version 43", lambda: answer(ax) == {"192.0.2.43"}, 10)
+    served = ax.metric("ax_dns_snapshot_version")
+    good = table.document(43)
+    mib = 1 << 20
+    bombs = {
+        # 900 MiB of spaces in ~0.9 MB of gzip: inflating stops at the document limit.
+        "gzip bomb": (gzip_stream((b" " * mib, 900)),
+                      "does not fit in 16777216 bytes once inflated"),
+        # Just under the byte limit and cheap to gzip: values stop the parser.
+        "values": (gzip_stream((b'{"x":[0', 1), (b",0" * 4096, 1950), (b"]}", 1)),
+                   "more than 2097152 values"),
+        "depth": (gzip_stream((b"[" * mib, 8)), "nesting deeper than 32"),
+        "nodes": (gzip.compress(json.dumps(
+                      dict(good, nodes=good["nodes"] * 1700)).encode()),
+                  "nodes: 10200 entries, over the limit of 10000"),
+    }
+    pid = ax.proc.pid
+    errors = ax.metric("ax_dns_snapshot_load_errors_total")
+    peaks = {}
+    for case, (gz, reason) in bombs.items():
+        assert len(gz) < 1_000_000, (case, len(gz))  # fits a ConfigMap
+        Path(f"/proc/{pid}/clear_refs").write_text("5")  # resets VmHWM
+        before = peak_rss_mib(pid)
+        table.publish_broken(binary_data={"snapshot.json.gz": base64.b64encode(gz).decode()})
+        errors += 1
+        wait_for(f"the {case} refused",
+                 lambda: ax.metric("ax_dns_snapshot_load_errors_total") == errors, 20)
+        peaks[case] = round(peak_rss_mib(pid) - before, 1)
+        refused = [line["error"] for line in ax.log_lines()
+                   if line.get("msg") == "route-table ConfigMap unusable, keeping the last "
+                                         "good snapshot"]
+        assert reason in refused[-1], (case, refused[-1])
+        assert answer(ax) == {"192.0.2.43"}, case
+        assert ax.metric("ax_dns_snapshot_version") == served
+    print(f"\npeak RSS added by each refused publish (MiB): {peaks}")
+    assert max(peaks.values()) < REFUSED_PEAK_MIB, peaks
+    table.publish(44)
+    wait_for("a good one after", lambda: answer(ax) == {"192.0.2.44"}, 10)
 
 
 @pytest.mark.timeout(360)  # two apiserver start-ups on a busy machine

@@ -95,13 +95,19 @@ def test_least_privilege(cluster, kubeconfig, leader):
     for verb, resource, *extra in [
             ("list", "nodes.gslb.ax.io"), ("update", "nodes.gslb.ax.io", "--subresource=status"),
             ("create", "configmaps"), ("delete", "configmaps"), ("create", "events"),
-            ("update", "leases.coordination.k8s.io")]:
+            ("update", "leases.coordination.k8s.io/ax-operator"),
+            ("update", "configmaps/ax-route-table")]:
         r = cluster.kubectl("auth", "can-i", verb, resource, *extra, "-n", NS, token=token,
                             check=False)
         assert r.stdout.strip() == "yes", (verb, resource, r.stdout, r.stderr)
     r = cluster.kubectl("auth", "can-i", "update", "nodes.gslb.ax.io", "-n", NS,
                         token=token, check=False)
     assert r.stdout.strip() == "no", "the operator must not write specs"
+    # Named writes: another Lease or ConfigMap is not updated.
+    for resource in ("leases.coordination.k8s.io/other", "configmaps/other"):
+        r = cluster.kubectl("auth", "can-i", "update", resource, "-n", NS, token=token,
+                            check=False)
+        assert r.stdout.strip() == "no", resource
 
 
 def test_quickstart_published(cluster, leader):

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "ax/snapshot.h"
+#include "ax/snapshot_limits.h"
 
 namespace ax {
 
@@ -42,9 +43,6 @@ inline constexpr char kRouteTableRoleLabel[] = "gslb.ax.io/route-table-role";
 inline constexpr size_t kConfigMapMaxBytes = size_t{1024} * 1024;
 // Documents above this are gzipped: small ones stay readable with kubectl.
 inline constexpr size_t kDefaultGzipThresholdBytes = size_t{256} * 1024;
-// Decoding refuses documents that inflate past this (a corrupt or hostile
-// gzip can expand a thousandfold).
-inline constexpr size_t kMaxDocumentBytes = size_t{64} * 1024 * 1024;
 
 enum class RouteTableRole { kCurrent, kHistory };
 
@@ -124,14 +122,14 @@ struct DecodeRouteTableResult {
 // The document bytes and the annotations, without parsing the document.
 DecodeRouteTableResult DecodeRouteTableConfigMap(
     const nlohmann::json& config_map,
-    size_t max_document_bytes = kMaxDocumentBytes);
+    size_t max_document_bytes = kSnapshotMaxDocumentBytes);
 
 // One file of a mounted ConfigMap volume: `key` is the file name
 // (kRouteTableJsonKey or kRouteTableGzipKey), `bytes` its raw contents.
 // Volumes carry no annotations: version and hash stay unset.
 DecodeRouteTableResult DecodeRouteTablePayload(
     std::string_view key, std::string_view bytes,
-    size_t max_document_bytes = kMaxDocumentBytes);
+    size_t max_document_bytes = kSnapshotMaxDocumentBytes);
 
 struct ParseRouteTableResult {
   std::optional<Snapshot> snapshot;  // set when `error` is not
@@ -145,6 +143,6 @@ struct ParseRouteTableResult {
 // annotations, when present, agree with it.
 ParseRouteTableResult ParseRouteTableConfigMap(
     const nlohmann::json& config_map,
-    size_t max_document_bytes = kMaxDocumentBytes);
+    size_t max_document_bytes = kSnapshotMaxDocumentBytes);
 
 }  // namespace ax

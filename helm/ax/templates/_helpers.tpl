@@ -93,6 +93,8 @@ edns-udp-size: {{ $dns.ednsUdpSize }}
 snapshot-history: {{ $dns.snapshotHistory }}
 {{- if $dns.rrl.enabled }}
 rrl-rate: {{ $dns.rrl.rate }}
+rrl-nxdomain-rate: {{ $dns.rrl.nxdomainRate }}
+rrl-error-rate: {{ $dns.rrl.errorRate }}
 rrl-burst: {{ $dns.rrl.burst }}
 rrl-slip: {{ $dns.rrl.slip }}
 {{- else }}
@@ -101,6 +103,7 @@ no-rrl: true
 {{- if or $geo.databases $geo.asnDatabases }}
 geo-schema: {{ $geo.schema }}
 geo-reload-interval: {{ $geo.reloadInterval }}
+geo-copy-dir: /var/cache/ax/geo
 {{- with $geo.databases }}
 geo-db:
 {{- range . }}

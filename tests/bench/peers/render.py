@@ -168,6 +168,11 @@ def targets(out, table, servers):
         rd = median_ratio(table, "ax-geo", "noop", "dnsperf")
         lines.append(f"| ≥ 90% of the no-op responder | {ratio(r)} of it (dnsperf: {ratio(rd)}) "
                      f"| {verdict(r is not None and r >= 0.9)} |")
+    if "ax-rrl" in servers:
+        r = median_ratio(table, "ax-rrl", "ax-geo", "ours")
+        lines.append(f"| default RRL on keeps ≥ 90% of RRL off (issue 15; the ECS mix, "
+                     f"not dnsperf's one repeated question, which RRL limits) | ax-rrl / "
+                     f"ax-geo = {ratio(r)} | {verdict(r is not None and r >= 0.9)} |")
     if "pdns-lua" in servers:
         r = median_ratio(table, "ax-geo", "pdns-lua", "ours")
         lines.append(f"| ≥ 50× PowerDNS LUA | {'—' if r is None else f'{r:.0f}×'} "

@@ -31,8 +31,8 @@ usage: tests/bench/peers/run.sh [--quick] [flags]
   --cpu-rate QPS     offered rate for CPU per query [default: 100000]
   --cpu-seconds S    seconds of the CPU measurement [default: 8]
   --servers LIST     comma-separated subset of:
-                     noop,ax-geo,ax-static,knot,nsd,gdnsd,gdnsd-geoip,gdnsd-nets5k,
-                     pdns,pdns-lua
+                     noop,ax-geo,ax-rrl,ax-static,knot,nsd,gdnsd,gdnsd-geoip,
+                     gdnsd-nets5k,pdns,pdns-lua
   --subnets N        real client /24s in the ECS mix [default: 5000]
   --quiet-wait S     wait up to S s for other processes to leave the CPUs idle
                      before each measurement [default: 900]

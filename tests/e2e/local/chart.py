@@ -27,10 +27,11 @@ KUBE_VERSION = "1.36.3"
 # deploy/rbac/<file> is exactly this template rendered for release ax in ax-system.
 RBAC_TEMPLATES = {"ax-dns.yaml": "templates/rbac-dns.yaml",
                   "ax-operator.yaml": "templates/rbac-operator.yaml"}
-# deploy/admission/<file>: the same for the ProbeReport admission policy (apart from
-# deploy/rbac/, which the kube suites apply without it).
+# deploy/admission/<file>: the same for the admission policies (apart from deploy/rbac/,
+# which the kube suites apply without them).
 ADMISSION_DIR = REPO / "deploy" / "admission"
-ADMISSION_TEMPLATES = {"ax-probereport-vantage.yaml": "templates/admission.yaml"}
+ADMISSION_TEMPLATES = {"ax-probereport-vantage.yaml": "templates/admission.yaml",
+                       "ax-operator-writes.yaml": "templates/admission-operator.yaml"}
 
 
 def updating() -> bool:

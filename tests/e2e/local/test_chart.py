@@ -10,9 +10,15 @@ the rules file as it is; the dashboard uses only documented metric names."""
 
 from __future__ import annotations
 
+import functools
+import gzip
+import hashlib
+import http.server
 import json
 import re
+import subprocess
 import tarfile
+import threading
 
 import pytest
 import yaml
@@ -108,6 +114,8 @@ def test_chart_ships_exactly_the_repository_crds(tmp_path):
     (["--set", "dns.service.tpye=NodePort"], "at '/dns/service': additional properties 'tpye'"),
     (["--set", "operator.image.tags=1.0"], "at '/operator/image': additional properties 'tags'"),
     (["--set", "dns.replicas=two"], "at '/dns/replicas': got string, want integer"),
+    (["--set-json", 'dns.geo.download.files=[{"url":"https://example.net/a","file":"a"}]'],
+     "at '/dns/geo/download/files/0': missing property 'sha256'"),
     (["--set", "operator.leaderElection.enabled=maybe"],
      "at '/operator/leaderElection/enabled': got string, want boolean"),
     (["--set", "dns.kind=StatefulSet"], "at '/dns/kind'"),
@@ -284,7 +292,9 @@ def test_zone_and_geo_settings_reach_the_dns_config():
     (init,) = spec["initContainers"]
     assert init["command"][:2] == ["sh", "-c"] and init["command"][4:] == [
         "https://example.net/geo/dbip-city-ipv4.mmdb.gz", "dbip-city-ipv4.mmdb",
-        "https://example.net/geo/asn.mmdb", "asn.mmdb"]
+        "0d5f4c1e8b2a6f39d7c0b1a2e3f4d5c6b7a8e9f00112233445566778899aabbc",
+        "https://example.net/geo/asn.mmdb", "asn.mmdb",
+        "7e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7"]
     probe = next(c for c in spec["containers"] if c["name"] == "ax-probe")
     assert "--probe-token-dir=/etc/ax/probe-tokens" in probe["args"]
     assert {"name": "probe-tokens", "secret": {"secretName": "ax-probe-tokens"}} in spec["volumes"]
@@ -318,6 +328,59 @@ def test_admin_listener_only_with_a_token_secret():
         in dns["volumeMounts"]
     # Loopback only: no container port, so no Service port and no NetworkPolicy hole.
     assert 8084 not in {p["containerPort"] for p in dns["ports"]}
+
+
+@pytest.fixture
+def geo_server(tmp_path):
+    """A local HTTP server for the download script: asn.mmdb and city.mmdb.gz."""
+    served = tmp_path / "served"
+    served.mkdir()
+    (served / "asn.mmdb").write_bytes(b"asn database bytes")
+    (served / "city.mmdb.gz").write_bytes(gzip.compress(b"city database bytes"))
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=served)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", served
+    server.shutdown()
+    server.server_close()
+
+
+def run_geo_download(tmp_path, base: str, files: list[dict]) -> subprocess.CompletedProcess:
+    """The chart's initContainer script, run here with sh and curl as it is rendered."""
+    geo = tmp_path / "geo"
+    geo.mkdir(exist_ok=True)
+    values = tmp_path / "download.yaml"
+    values.write_text(yaml.safe_dump({"dns": {"geo": {
+        "schema": "dbip", "databases": ["city.mmdb"], "asnDatabases": ["asn.mmdb"],
+        "source": "download", "mountPath": str(geo),
+        "download": {"files": [dict(f, url=base + f["url"]) for f in files]}}}}))
+    docs = by_kind_name(documents(template("-f", str(values)).stdout))
+    spec = docs[("Deployment", "ax-dns")]["spec"]["template"]["spec"]
+    (init,) = spec["initContainers"]
+    return subprocess.run(init["command"], capture_output=True, text=True, timeout=60)
+
+
+def test_geo_download_checks_each_files_sha256(tmp_path, geo_server):
+    base, served = geo_server
+    sha = {name: hashlib.sha256((served / name).read_bytes()).hexdigest()
+           for name in ("asn.mmdb", "city.mmdb.gz")}
+    ok = run_geo_download(tmp_path, base, [
+        {"url": "/city.mmdb.gz", "file": "city.mmdb", "sha256": sha["city.mmdb.gz"]},
+        {"url": "/asn.mmdb", "file": "asn.mmdb", "sha256": sha["asn.mmdb"]}])
+    assert ok.returncode == 0, ok.stderr
+    geo = tmp_path / "geo"
+    assert (geo / "city.mmdb").read_bytes() == b"city database bytes"  # gunzipped
+    assert (geo / "asn.mmdb").read_bytes() == b"asn database bytes"
+    assert sorted(p.name for p in geo.iterdir()) == ["asn.mmdb", "city.mmdb"]
+    # Another file at the pinned URL: the pod does not start, and nothing is kept.
+    (geo / "asn.mmdb").unlink()
+    (served / "asn.mmdb").write_bytes(b"a database swapped in by a mirror")
+    bad = run_geo_download(tmp_path, base, [
+        {"url": "/asn.mmdb", "file": "asn.mmdb", "sha256": sha["asn.mmdb"]}])
+    assert bad.returncode != 0
+    assert f"/asn.mmdb does not have sha256 {sha['asn.mmdb']}" in bad.stderr
+    assert not (geo / "asn.mmdb").exists()
 
 
 def test_prometheus_rule_is_the_rules_file():
@@ -363,5 +426,12 @@ def test_network_policies():
     assert http_rule["from"] == [{"namespaceSelector": {"matchLabels": {
         "kubernetes.io/metadata.name": "monitoring"}}}]
     assert ("NetworkPolicy", "ax-operator") in docs
-    assert not any(k == "NetworkPolicy" for k, _ in by_kind_name(documents(render("default"))))
+    # On by default: DNS from anyone, the HTTP ports only from the release's namespace.
+    default = by_kind_name(documents(render("default")))
+    dns_rule, http_rule = default[("NetworkPolicy", "ax-dns")]["spec"]["ingress"]
+    assert "from" not in dns_rule
+    assert http_rule["from"] == [{"podSelector": {}}]
+    assert ("NetworkPolicy", "ax-operator") in default
+    off = by_kind_name(documents(template("--set", "networkPolicy.enabled=false").stdout))
+    assert not any(k == "NetworkPolicy" for k, _ in off)
 

@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <random>
 
+#include "ax/bounded_json.h"
 #include "ax/decide.h"
 #include "ax/snapshot_json.h"
+#include "ax/snapshot_limits.h"
 #include "large_world.h"
 
 namespace ax {
@@ -33,6 +35,41 @@ TEST(BuildSnapshotTest, LargeWorldIsValidAndUnderOneMebibyte) {
   // Routes are shared between domains with the same selector and no
   // rule/canary.
   EXPECT_LT(s.routes.size(), 50u * 201 / 4);
+}
+
+// The parse limits leave a large deployment's document far inside them: it
+// nests a few levels deep (far from kSnapshotMaxDepth), and holds under a
+// quarter of the values.
+TEST(BuildSnapshotTest, LargeWorldIsWellInsideTheParseLimits) {
+  const World w = MakeWorld(1000, 200, 50, 5);
+  const std::string json = SerializeSnapshot(
+      BuildSnapshot(w, MakeStatus(w), nullptr, {.now_ms = 5, .version = 9}));
+  std::string error;
+  EXPECT_TRUE(ParseBoundedJson(
+      json, {.max_depth = 6, .max_values = kSnapshotMaxJsonValues / 4}, &error))
+      << error;
+  size_t depth = 1;
+  while (!ParseBoundedJson(json, {.max_depth = depth, .max_values = 1u << 30},
+                           &error)) {
+    ++depth;
+  }
+  RecordProperty("depth", static_cast<int>(depth));
+  EXPECT_GE(depth, 3u);
+  EXPECT_LE(depth * 4, kSnapshotMaxDepth);
+}
+
+// What the operator builds is validated before it is published: a world over
+// the domains x (regions + 1 + nodes) limit is refused, naming it.
+TEST(BuildSnapshotTest, AWorldOverTheCellLimitIsRefused) {
+  const World w = MakeWorld(1100, 2, 1000, 2);
+  const Snapshot s =
+      BuildSnapshot(w, MakeStatus(w), nullptr, {.now_ms = 5, .version = 9});
+  const std::vector<SnapshotError> errors = ValidateSnapshot(s);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(
+      errors[0].ToString(),
+      "1000 domains x (2 regions + 1 + 1100 nodes) = 1103000 cells, over "
+      "the limit of 1048576 (the answer counters of every ax-dns worker)");
 }
 
 TEST(BuildSnapshotTest, InputOrderDoesNotChangeTheBytes) {

@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "ax/hash.h"
+#include "ax/snapshot_limits.h"
 
 namespace ax {
 namespace {
@@ -527,7 +528,50 @@ INSTANTIATE_TEST_SUITE_P(
                    "nodes[1].addrs", "at least one address"},
         RejectCase{"BadLatency",
                    FromStruct([](Snapshot& s) { s.nodes[1].latency_ms = -2; }),
-                   "nodes[1].latencyMs", "must be >= 0"}),
+                   "nodes[1].latencyMs", "must be >= 0"},
+        // The limits of snapshot_limits.h, each refused before the document
+        // is built into a Snapshot.
+        RejectCase{"OverDocumentBytes",
+                   [] {
+                     return Doc() +
+                            std::string(kSnapshotMaxDocumentBytes, ' ');
+                   },
+                   "", "over the limit of 16777216"},
+        RejectCase{"OverDepth",
+                   [] {
+                     return "{\"x\":" + std::string(kSnapshotMaxDepth, '[') +
+                            std::string(kSnapshotMaxDepth, ']') + "}";
+                   },
+                   "", "nesting deeper than 32 arrays or objects"},
+        RejectCase{"OverValues",
+                   [] {
+                     std::string d = "{\"x\":[0";
+                     for (size_t i = 0; i < kSnapshotMaxJsonValues; ++i) {
+                       d += ",0";
+                     }
+                     return d + "]}";
+                   },
+                   "", "more than 2097152 values"},
+        RejectCase{"OverNodes", FromJson([](Json& j) {
+                     const Json node = j["nodes"][0];
+                     j["nodes"] = Json::array();
+                     for (size_t i = 0; i <= kSnapshotMaxNodes; ++i) {
+                       j["nodes"].push_back(node);
+                     }
+                   }),
+                   "nodes", "10001 entries, over the limit of 10000"},
+        RejectCase{"OverDomainCells", FromJson([](Json& j) {
+                     // Each list within its limit, the product over.
+                     const Json node = j["nodes"][0];
+                     const Json domain = j["domains"][0];
+                     j["nodes"] = Json::array();
+                     for (size_t i = 0; i < kSnapshotMaxNodes; ++i) {
+                       j["nodes"].push_back(node);
+                     }
+                     j["domains"] = Json::array();
+                     for (int i = 0; i < 105; ++i) j["domains"].push_back(domain);
+                   }),
+                   "", "105 domains x (2 regions + 1 + 10000 nodes) = 1050315 cells"}),
     [](const auto& c) { return std::string(c.param.name); });
 
 TEST(SnapshotJsonTest, ValidateReportsWithoutJson) {
@@ -538,6 +582,15 @@ TEST(SnapshotJsonTest, ValidateReportsWithoutJson) {
   EXPECT_EQ(errors[0].ToString(),
             "routes[0].candidates[0][2]: score factor must be within (0, 1] at "
             "4 decimals");
+}
+
+TEST(SnapshotJsonTest, ValidateRefusesOverALimitWithoutWalkingTheRest) {
+  Snapshot s = Sample();
+  s.nodes.resize(kSnapshotMaxNodes + 1, s.nodes[0]);  // also all duplicates
+  const auto errors = ValidateSnapshot(s);
+  ASSERT_EQ(errors.size(), 1u) << Dump(errors);
+  EXPECT_EQ(errors[0].ToString(),
+            "nodes: 10001 entries, over the limit of 10000");
 }
 
 TEST(SnapshotJsonTest, ErrorsAreCapped) {

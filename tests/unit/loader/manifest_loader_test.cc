@@ -282,6 +282,44 @@ items:
   EXPECT_EQ(bad.errors[0].field, "items");
 }
 
+// Aliases of aliases ("billion laughs"): ten lines that would expand to 10^9
+// values are refused with the bound named, and the next document still loads.
+TEST(ManifestLoaderTest, AnAliasBombIsRefused) {
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i) {
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) {
+      bomb += (k ? ", *a" : "*a") + std::to_string(i - 1);
+    }
+    bomb += "]\n";
+  }
+  bomb +=
+      "---\napiVersion: gslb.ax.io/v1alpha1\nkind: Node\nmetadata: {name: a}\n"
+      "spec: {addresses: [\"192.0.2.1\"]}\n";
+  const ManifestLoadResult r = LoadManifestText(bomb, "bomb.yaml");
+  ASSERT_EQ(r.errors.size(), 1u) << Dump(r.errors);
+  EXPECT_EQ(r.errors[0].source, "bomb.yaml:1#1");
+  EXPECT_NE(r.errors[0].message.find("expands to more than 2097152 values"),
+            std::string::npos)
+      << r.errors[0].message;
+  EXPECT_EQ(r.world.nodes.size(), 1u);
+}
+
+TEST(ManifestLoaderTest, DeepNestingIsRefused) {
+  const std::string deep = std::string(100, '[') + std::string(100, ']') + "\n";
+  const ManifestLoadResult r = LoadManifestText(deep, "deep.yaml");
+  ASSERT_EQ(r.errors.size(), 1u) << Dump(r.errors);
+  EXPECT_NE(r.errors[0].message.find("nests deeper than 64"), std::string::npos)
+      << r.errors[0].message;
+  // Deeper than yaml-cpp itself allows: its own error, not a crash.
+  const std::string deeper =
+      std::string(100'000, '[') + std::string(100'000, ']') + "\n";
+  const ManifestLoadResult d = LoadManifestText(deeper, "deeper.yaml");
+  ASSERT_EQ(d.errors.size(), 1u) << Dump(d.errors);
+  EXPECT_NE(d.errors[0].message.find("YAML syntax error"), std::string::npos)
+      << d.errors[0].message;
+}
+
 TEST(ManifestLoaderTest, ScalarsFollowYamlCoreSchema) {
   constexpr char kNode[] = R"(apiVersion: gslb.ax.io/v1alpha1
 kind: Node

@@ -102,6 +102,21 @@ FlagSetter<Config> IntFlag(T Config::*field, int64_t min, int64_t max) {
     return true;
   };
 }
+// A size with an optional unit ("4MiB", "512KiB", "1000"), within [min, max].
+template <typename Config, typename T>
+FlagSetter<Config> ByteSizeFlag(T Config::*field, int64_t min, int64_t max) {
+  return [=](Config& c, const FlagValues& v, std::string* e) {
+    int64_t bytes = 0;
+    if (!ParseByteSize(v.back(), &bytes, e)) return false;
+    if (bytes < min || bytes > max) {
+      *e = "must be within " + std::to_string(min) + ".." +
+           std::to_string(max) + " bytes";
+      return false;
+    }
+    c.*field = static_cast<T>(bytes);
+    return true;
+  };
+}
 // An ADDR:PORT to listen on, or empty (the listener is off); checked here and
 // parsed again where it is bound.
 template <typename Config>

@@ -31,7 +31,8 @@ namespace ax::runtime {
 // is not known in advance) is answered 413 before any of it is read; a
 // client silent for read_timeout is dropped; `threads` serve at most that
 // many connections at once (a slow client holds one: liveness lives on a
-// listener of its own for that reason).
+// listener of its own for that reason), and at most `max_queued` wait for
+// them (bounded_workers.h: beyond, accepting pauses).
 struct HttpLimits {
   size_t max_body_bytes = 64 << 10;
   std::chrono::seconds read_timeout{5};
@@ -39,6 +40,7 @@ struct HttpLimits {
   std::chrono::seconds keep_alive_timeout{5};
   size_t keep_alive_requests = 100;
   size_t threads = 4;
+  size_t max_queued = 16;
 };
 
 class HttpListener {

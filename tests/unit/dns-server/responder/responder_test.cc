@@ -450,6 +450,30 @@ TEST_F(ResponderTest, ErrorsTable) {
   }
 }
 
+// RD and CD are QUERY's bits (RFC 6895 §2): echoed for QUERY, not for an
+// opcode answered NOTIMP.
+TEST_F(ResponderTest, NotImpEchoesOnlyTheOpcode) {
+  for (const uint16_t opcode : {1, 2, 4, 5, 15}) {
+    SCOPED_TRACE(opcode);
+    Query q = Q("www.example.test");
+    q.flags = static_cast<uint16_t>(opcode << 11) | 0x0100 | 0x0010;  // RD, CD
+    Reply r(Ask(Build(q)));
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.rcode(), kRcodeNotImp);
+    EXPECT_EQ(ldns_pkt_get_opcode(r.pkt()), opcode);
+    EXPECT_FALSE(ldns_pkt_rd(r.pkt()));
+    EXPECT_FALSE(ldns_pkt_cd(r.pkt()));
+    EXPECT_FALSE(ldns_pkt_aa(r.pkt()));
+    EXPECT_FALSE(ldns_pkt_tc(r.pkt()));
+  }
+  Query query = Q("www.example.test");
+  query.flags = 0x0100 | 0x0010;
+  Reply r(Ask(Build(query)));
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(ldns_pkt_rd(r.pkt()));
+  EXPECT_TRUE(ldns_pkt_cd(r.pkt()));
+}
+
 TEST_F(ResponderTest, DroppedWithoutResponse) {
   Bytes response = Build(Q("www.example.test"));
   response[2] |= 0x80;  // QR=1: a response, never answered

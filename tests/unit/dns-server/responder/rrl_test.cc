@@ -1,6 +1,7 @@
-// Response rate limiting with an injected clock: the limit and its refill,
-// slip, independent prefixes, TCP exemption through the responder, and a shared
-// table under two threads.
+// Response rate limiting with an injected monotonic clock: the limit and its
+// refill, slip, independent prefixes, the classes (answers per name, type and
+// subnet; NXDOMAIN per zone; errors per prefix) through the responder, the TCP
+// exemption, a wall-clock step, and a shared table under two threads.
 #include "responder/rrl.h"
 
 #include <gtest/gtest.h>
@@ -16,55 +17,105 @@ namespace {
 
 IpAddress Ip(const char* text) { return *ParseIp(text); }
 
-constexpr int64_t kT0 = 1'700'000'000'000;  // a realistic epoch clock
+constexpr uint64_t kT0 = 5'000'000'000;  // µs: a realistic uptime
+constexpr uint64_t kMs = 1000;
+
+// One answer's budget: the same name, type and subnet each time.
+RrlVerdict Answer(RateLimiter& rrl, const char* ip, uint64_t t,
+                  uint64_t response = 7) {
+  return rrl.Check(Ip(ip), RrlClass::kAnswer, response, t);
+}
 
 TEST(RateLimiterTest, BurstThenRefillAtTheRate) {
   RateLimiter rrl({.responses_per_second = 10, .burst = 5, .slip = 0});
   for (int i = 0; i < 5; ++i) {
-    EXPECT_EQ(rrl.Check(Ip("192.0.2.1"), kT0), RrlVerdict::kAllow) << i;
+    EXPECT_EQ(Answer(rrl, "192.0.2.1", kT0), RrlVerdict::kAllow) << i;
   }
-  EXPECT_EQ(rrl.Check(Ip("192.0.2.1"), kT0), RrlVerdict::kDrop);
-  EXPECT_EQ(rrl.Check(Ip("192.0.2.1"), kT0 + 99), RrlVerdict::kDrop);
-  EXPECT_EQ(rrl.Check(Ip("192.0.2.1"), kT0 + 100),
+  EXPECT_EQ(Answer(rrl, "192.0.2.1", kT0), RrlVerdict::kDrop);
+  EXPECT_EQ(Answer(rrl, "192.0.2.1", kT0 + 99 * kMs), RrlVerdict::kDrop);
+  EXPECT_EQ(Answer(rrl, "192.0.2.1", kT0 + 100 * kMs),
             RrlVerdict::kAllow);  // 1 per 100 ms
-  EXPECT_EQ(rrl.Check(Ip("192.0.2.1"), kT0 + 100), RrlVerdict::kDrop);
-  // A second later the bucket is full again (burst 5), not fuller.
+  EXPECT_EQ(Answer(rrl, "192.0.2.1", kT0 + 100 * kMs), RrlVerdict::kDrop);
+  // Seconds later the bucket is full again (burst 5), not fuller.
   for (int i = 0; i < 5; ++i) {
-    EXPECT_EQ(rrl.Check(Ip("192.0.2.1"), kT0 + 5000), RrlVerdict::kAllow) << i;
+    EXPECT_EQ(Answer(rrl, "192.0.2.1", kT0 + 5000 * kMs), RrlVerdict::kAllow)
+        << i;
   }
-  EXPECT_EQ(rrl.Check(Ip("192.0.2.1"), kT0 + 5000), RrlVerdict::kDrop);
+  EXPECT_EQ(Answer(rrl, "192.0.2.1", kT0 + 5000 * kMs), RrlVerdict::kDrop);
 }
 
 TEST(RateLimiterTest, SlipSendsEveryNthLimitedResponse) {
   RateLimiter rrl({.responses_per_second = 1, .burst = 1, .slip = 2});
-  EXPECT_EQ(rrl.Check(Ip("192.0.2.1"), kT0), RrlVerdict::kAllow);
+  EXPECT_EQ(Answer(rrl, "192.0.2.1", kT0), RrlVerdict::kAllow);
   std::vector<RrlVerdict> verdicts;
   verdicts.reserve(6);
-  for (int i = 0; i < 6; ++i)
-    verdicts.push_back(rrl.Check(Ip("192.0.2.1"), kT0));
+  for (int i = 0; i < 6; ++i) verdicts.push_back(Answer(rrl, "192.0.2.1", kT0));
   EXPECT_EQ(verdicts,
             (std::vector<RrlVerdict>{RrlVerdict::kDrop, RrlVerdict::kSlip,
                                      RrlVerdict::kDrop, RrlVerdict::kSlip,
                                      RrlVerdict::kDrop, RrlVerdict::kSlip}));
   RateLimiter all_slip({.responses_per_second = 1, .burst = 1, .slip = 1});
-  all_slip.Check(Ip("192.0.2.1"), kT0);
-  EXPECT_EQ(all_slip.Check(Ip("192.0.2.1"), kT0), RrlVerdict::kSlip);
-  EXPECT_EQ(all_slip.Check(Ip("192.0.2.1"), kT0), RrlVerdict::kSlip);
+  Answer(all_slip, "192.0.2.1", kT0);
+  EXPECT_EQ(Answer(all_slip, "192.0.2.1", kT0), RrlVerdict::kSlip);
+  EXPECT_EQ(Answer(all_slip, "192.0.2.1", kT0), RrlVerdict::kSlip);
 }
 
 TEST(RateLimiterTest, PrefixesAreIndependentAndSharedWithin) {
   RateLimiter rrl({.responses_per_second = 1, .burst = 1, .slip = 0});
-  EXPECT_EQ(rrl.Check(Ip("192.0.2.1"), kT0), RrlVerdict::kAllow);
-  EXPECT_EQ(rrl.Check(Ip("192.0.2.200"), kT0), RrlVerdict::kDrop);  // same /24
-  EXPECT_EQ(rrl.Check(Ip("192.0.3.1"), kT0), RrlVerdict::kAllow);   // next /24
-  EXPECT_EQ(rrl.Check(Ip("2001:db8:0:1::1"), kT0), RrlVerdict::kAllow);
-  EXPECT_EQ(rrl.Check(Ip("2001:db8:0:ff::1"), kT0),
+  EXPECT_EQ(Answer(rrl, "192.0.2.1", kT0), RrlVerdict::kAllow);
+  EXPECT_EQ(Answer(rrl, "192.0.2.200", kT0), RrlVerdict::kDrop);  // same /24
+  EXPECT_EQ(Answer(rrl, "192.0.3.1", kT0), RrlVerdict::kAllow);   // next /24
+  EXPECT_EQ(Answer(rrl, "2001:db8:0:1::1", kT0), RrlVerdict::kAllow);
+  EXPECT_EQ(Answer(rrl, "2001:db8:0:ff::1", kT0),
             RrlVerdict::kDrop);  // same /56
-  EXPECT_EQ(rrl.Check(Ip("2001:db8:0:100::1"), kT0), RrlVerdict::kAllow);
+  EXPECT_EQ(Answer(rrl, "2001:db8:0:100::1", kT0), RrlVerdict::kAllow);
 }
 
-TEST(RateLimiterTest, FixedTableSurvivesManyPrefixes) {
-  // Far more prefixes than buckets: the longest idle are evicted and nothing
+// A reflection flood spends one answer's budget; a resolver asking for many
+// answers spends many, and is not limited by the flood on another.
+TEST(RateLimiterTest, AnswersHaveABudgetEach) {
+  RateLimiter rrl({.responses_per_second = 2, .burst = 2, .slip = 0});
+  for (uint64_t name = 1; name <= 1000; ++name) {
+    EXPECT_EQ(Answer(rrl, "192.0.2.1", kT0, name), RrlVerdict::kAllow);
+    EXPECT_EQ(Answer(rrl, "192.0.2.1", kT0, name), RrlVerdict::kAllow);
+  }
+  EXPECT_EQ(Answer(rrl, "192.0.2.1", kT0, 1), RrlVerdict::kDrop);
+}
+
+// NXDOMAIN and errors are their own classes with their own rates; errors of a
+// prefix share one budget whatever they answer.
+TEST(RateLimiterTest, ClassesHaveTheirOwnRates) {
+  RateLimiter rrl({.responses_per_second = 1,
+                   .nxdomains_per_second = 3,
+                   .errors_per_second = 2,
+                   .slip = 0});
+  EXPECT_EQ(Answer(rrl, "192.0.2.1", kT0, 5), RrlVerdict::kAllow);
+  EXPECT_EQ(Answer(rrl, "192.0.2.1", kT0, 5), RrlVerdict::kDrop);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(rrl.Check(Ip("192.0.2.1"), RrlClass::kNxDomain, 5, kT0),
+              RrlVerdict::kAllow);
+  }
+  EXPECT_EQ(rrl.Check(Ip("192.0.2.1"), RrlClass::kNxDomain, 5, kT0),
+            RrlVerdict::kDrop);
+  EXPECT_EQ(rrl.Check(Ip("192.0.2.1"), RrlClass::kError, 1, kT0),
+            RrlVerdict::kAllow);
+  EXPECT_EQ(rrl.Check(Ip("192.0.2.1"), RrlClass::kError, 2, kT0),
+            RrlVerdict::kAllow);
+  EXPECT_EQ(rrl.Check(Ip("192.0.2.1"), RrlClass::kError, 3, kT0),
+            RrlVerdict::kDrop);
+}
+
+TEST(RateLimiterTest, ClassOfRcode) {
+  EXPECT_EQ(RrlClassOf(kRcodeNoError), RrlClass::kAnswer);
+  EXPECT_EQ(RrlClassOf(kRcodeNxDomain), RrlClass::kNxDomain);
+  for (uint16_t rcode : {kRcodeFormErr, kRcodeServFail, kRcodeNotImp,
+                         kRcodeRefused, kRcodeBadVers}) {
+    EXPECT_EQ(RrlClassOf(rcode), RrlClass::kError) << rcode;
+  }
+}
+
+TEST(RateLimiterTest, FixedTableSurvivesManyKeys) {
+  // Far more keys than buckets: the longest idle are evicted and nothing
   // grows. A newcomer is limited only when it shares a bucket's 16-bit tag
   // (rare).
   RateLimiter rrl({.responses_per_second = 1, .burst = 1, .table_size = 16});
@@ -72,7 +123,9 @@ TEST(RateLimiterTest, FixedTableSurvivesManyPrefixes) {
   for (uint32_t i = 0; i < 10000; ++i) {
     IpAddress ip;
     ip.bytes = {10, static_cast<uint8_t>(i >> 8), static_cast<uint8_t>(i), 1};
-    if (rrl.Check(ip, kT0 + i) != RrlVerdict::kAllow) ++limited;
+    if (rrl.Check(ip, RrlClass::kAnswer, i, kT0 + i) != RrlVerdict::kAllow) {
+      ++limited;
+    }
   }
   EXPECT_LE(limited, 3);
 }
@@ -80,7 +133,7 @@ TEST(RateLimiterTest, FixedTableSurvivesManyPrefixes) {
 TEST(RateLimiterTest, DisabledAllowsEverything) {
   RateLimiter rrl({.enabled = false, .responses_per_second = 1, .burst = 1});
   for (int i = 0; i < 100; ++i) {
-    EXPECT_EQ(rrl.Check(Ip("192.0.2.1"), kT0), RrlVerdict::kAllow);
+    EXPECT_EQ(Answer(rrl, "192.0.2.1", kT0), RrlVerdict::kAllow);
   }
 }
 
@@ -89,7 +142,7 @@ TEST(RateLimiterTest, SharedBetweenThreadsAdmitsTheBurstOnce) {
   std::atomic<int> allowed{0};
   auto hammer = [&] {
     for (int i = 0; i < 20000; ++i) {
-      if (rrl.Check(Ip("192.0.2.1"), kT0) == RrlVerdict::kAllow) ++allowed;
+      if (Answer(rrl, "192.0.2.1", kT0) == RrlVerdict::kAllow) ++allowed;
     }
   };
   std::thread a(hammer), b(hammer);
@@ -101,12 +154,12 @@ TEST(RateLimiterTest, SharedBetweenThreadsAdmitsTheBurstOnce) {
 
 class ResponderRrlTest : public ::testing::Test {
  protected:
-  size_t Ask(const std::string& source, Transport transport, int64_t now_ms,
-             std::vector<uint8_t>* out_bytes = nullptr) {
+  size_t Ask(const std::string& source, Transport transport, uint64_t now_us,
+             std::vector<uint8_t>* out_bytes = nullptr,
+             testing::Query q = testing::Query{}) {
     std::vector<uint8_t> out(4096);
-    testing::Query q;
-    q.Edns();
-    const QueryMeta meta{*ParseIp(source), transport, now_ms};
+    if (q.opt_records == 0) q.Edns();
+    const QueryMeta meta{*ParseIp(source), transport, wall_ms_, now_us};
     const size_t n = responder_.Respond(state_.get(), nullptr, meta,
                                         testing::Build(q), out, &info_);
     out.resize(n);
@@ -118,7 +171,12 @@ class ResponderRrlTest : public ::testing::Test {
   std::shared_ptr<const ServingState> state_ = ServingState::Make(
       std::make_shared<Snapshot>(testing::ResponderWorld().Build()), {},
       &error_);
-  RateLimiter rrl_{{.responses_per_second = 2, .burst = 2, .slip = 2}};
+  RateLimiter rrl_{{.responses_per_second = 2,
+                    .nxdomains_per_second = 2,
+                    .errors_per_second = 2,
+                    .burst = 2,
+                    .slip = 2}};
+  int64_t wall_ms_ = 1'700'000'000'000;
   Responder responder_{ResponderOptions{}, 1, &rrl_};
   ResponseInfo info_;
 };
@@ -149,8 +207,58 @@ TEST_F(ResponderRrlTest, LimitSlipAndTcpExemption) {
   }
   // Another prefix is unaffected; half a second later one more UDP answer.
   EXPECT_GT(Ask("198.51.100.1", Transport::kUdp, kT0), 0u);
-  EXPECT_GT(Ask("192.0.2.1", Transport::kUdp, kT0 + 500), 0u);
+  EXPECT_GT(Ask("192.0.2.1", Transport::kUdp, kT0 + 500 * kMs), 0u);
   EXPECT_FALSE(info_.rrl_limited);
+}
+
+testing::Query Named(const std::string& name, testing::Bytes ecs = {}) {
+  testing::Query q;
+  q.name = name;
+  q.Edns(std::move(ecs));
+  return q;
+}
+
+// A resolver's /24 asking other names, or the same name for other client
+// subnets, is not limited by one name's budget being spent.
+TEST_F(ResponderRrlTest, OtherNamesAndSubnetsHaveTheirOwnBudget) {
+  const auto www = Named("www.example.test", testing::Ecs("113.108.1.0", 24));
+  for (int i = 0; i < 2; ++i)
+    Ask("192.0.2.1", Transport::kUdp, kT0, nullptr, www);
+  EXPECT_EQ(Ask("192.0.2.1", Transport::kUdp, kT0, nullptr, www), 0u);
+  EXPECT_TRUE(info_.rrl_limited);
+  EXPECT_GT(Ask("192.0.2.1", Transport::kUdp, kT0, nullptr,
+                Named("api.example.test", testing::Ecs("113.108.1.0", 24))),
+            0u);
+  EXPECT_FALSE(info_.rrl_limited);
+  EXPECT_GT(Ask("192.0.2.1", Transport::kUdp, kT0, nullptr,
+                Named("www.example.test", testing::Ecs("123.125.114.0", 24))),
+            0u);
+  EXPECT_FALSE(info_.rrl_limited);
+}
+
+// Random names under one zone share the zone's NXDOMAIN budget.
+TEST_F(ResponderRrlTest, ARandomSubdomainFloodSharesOneBudget) {
+  int limited = 0;
+  for (int i = 0; i < 50; ++i) {
+    Ask("192.0.2.1", Transport::kUdp, kT0, nullptr,
+        Named("r" + std::to_string(i) + ".example.test"));
+    if (!info_.rrl_limited) EXPECT_EQ(info_.rcode, kRcodeNxDomain);
+    limited += info_.rrl_limited;
+  }
+  EXPECT_EQ(limited, 48);
+  // Answers from the same prefix are another budget.
+  EXPECT_GT(Ask("192.0.2.1", Transport::kUdp, kT0), 0u);
+  EXPECT_FALSE(info_.rrl_limited);
+}
+
+// The limiter runs on the monotonic clock: the wall clock stepping back an
+// hour (an NTP correction) limits nobody.
+TEST_F(ResponderRrlTest, AWallClockStepLimitsNobody) {
+  for (int i = 0; i < 20; ++i) {
+    wall_ms_ += i % 2 ? 3'600'000 : -3'600'000;
+    EXPECT_GT(Ask("192.0.2.1", Transport::kUdp, kT0 + i * 600 * kMs), 0u) << i;
+    EXPECT_FALSE(info_.rrl_limited) << i;
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Answer counts by name across snapshot changes: a worker switching cells
-// never makes a total go down, and cells of old snapshots fold by name.
+// never makes a total go down, cells of old snapshots fold by name, and a
+// worker only ever takes prepared cells (it allocates none).
 #include "server/answer_counters.h"
 
 #include <gtest/gtest.h>
@@ -37,12 +38,14 @@ TEST(AnswerCountersTest, TotalsSurviveSnapshotChanges) {
       DomainIndex(s0, "www"), RegionIndex(s0, "east"), NodeIndex(s0, "b"));
   ResponseInfo unclassified = east;
   unclassified.region = kNoIndex;
+  worker.Prepare(first);
   worker.Count(first, east);
   worker.Count(first, east);
   AnswerSeries s = totals.Collect(workers);
   EXPECT_EQ((s.by_region[{"www", "east", "Region"}]), 2u);
   EXPECT_EQ((s.by_node[{"www", "b"}]), 2u);
 
+  worker.Prepare(second);
   worker.Count(second, east);          // switches cells
   worker.Count(second, unclassified);  // the unclassified column
   s = totals.Collect(workers);
@@ -54,6 +57,54 @@ TEST(AnswerCountersTest, TotalsSurviveSnapshotChanges) {
             1u);
   // Collecting again changes nothing.
   EXPECT_EQ(totals.Collect(workers).by_node, s.by_node);
+}
+
+class PreparedCellsTest : public ::testing::Test {
+ protected:
+  uint64_t Answers() {
+    return totals_.Collect({&worker_}).by_node[{"www", "b"}];
+  }
+  void Count(const std::shared_ptr<const ServingState>& state) {
+    const Snapshot& s = state->snapshot();
+    worker_.Count(state, Decision(DomainIndex(s, "www"), RegionIndex(s, "east"),
+                                  NodeIndex(s, "b")));
+  }
+
+  const std::shared_ptr<const ServingState> first_ = Serve(OpsWorld());
+  const std::shared_ptr<const ServingState> second_ = Serve(OpsWorld());
+  const std::shared_ptr<const ServingState> third_ = Serve(OpsWorld());
+  AnswerCounter worker_;
+  AnswerTotals totals_;
+};
+
+TEST_F(PreparedCellsTest, AStateNobodyPreparedIsNotCounted) {
+  Count(first_);
+  EXPECT_EQ(Answers(), 0u);
+  worker_.Prepare(first_);
+  Count(first_);
+  EXPECT_EQ(Answers(), 1u);
+}
+
+TEST_F(PreparedCellsTest, CellsOfANewerStateWaitForIt) {
+  worker_.Prepare(first_);
+  Count(first_);
+  // A query still on `second` while `third` is prepared: not counted, and
+  // third's cells stay for the worker's next query on it.
+  worker_.Prepare(third_);
+  Count(second_);
+  EXPECT_EQ(Answers(), 1u);
+  Count(third_);
+  Count(third_);
+  EXPECT_EQ(Answers(), 3u);
+}
+
+TEST_F(PreparedCellsTest, OnlyTheLatestPreparedCellsAreKept) {
+  worker_.Prepare(first_);
+  worker_.Prepare(second_);  // first's cells, never taken, are freed
+  Count(first_);
+  EXPECT_EQ(Answers(), 0u);
+  Count(second_);
+  EXPECT_EQ(Answers(), 1u);
 }
 
 }  // namespace

@@ -29,7 +29,9 @@ TEST(ConfigTest, Defaults) {
   EXPECT_EQ(c.tcp_max_connections, 1000);
   EXPECT_EQ(c.udp_rcvbuf, 4 << 20);
   EXPECT_TRUE(c.rrl);
-  EXPECT_EQ(c.rrl_rate, 1000u);
+  EXPECT_EQ(c.rrl_rate, 100u);
+  EXPECT_EQ(c.rrl_nxdomain_rate, 1000u);
+  EXPECT_EQ(c.rrl_error_rate, 100u);
   EXPECT_EQ(c.rrl_slip, 2u);
   EXPECT_FALSE(c.identity.empty());  // the host name
   EXPECT_EQ(c.geo_paths, GeoFieldPaths{});

@@ -84,9 +84,21 @@ inline std::optional<Bytes> UdpExchange(const runtime::Endpoint& server,
   return buf;
 }
 
-inline runtime::Fd TcpConnect(const runtime::Endpoint& server) {
+// A connection to `server`, from the loopback address `from` when given (any
+// of 127.0.0.0/8 is this host, so tests can be several sources).
+inline runtime::Fd TcpConnect(const runtime::Endpoint& server,
+                              const char* from = nullptr) {
   const int family = server.ip.family == IpFamily::kV4 ? AF_INET : AF_INET6;
   runtime::Fd fd(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (from) {
+    runtime::Endpoint local{*ParseIp(from), 0};
+    socklen_t local_len = 0;
+    const sockaddr_storage la = local.ToSockaddr(&local_len);
+    if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&la), local_len) !=
+        0) {
+      return runtime::Fd();
+    }
+  }
   socklen_t len = 0;
   const sockaddr_storage sa = server.ToSockaddr(&len);
   if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&sa), len) != 0) {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 
 #include "dns_client.h"
 #include "server_test_support.h"
@@ -135,25 +136,103 @@ TEST_F(ServiceTest, TcpSlowMessagesAreClosed) {
   EXPECT_TRUE(WaitFor([&] { return service_->tcp_stats().closed_slow == 1; }));
 }
 
-TEST_F(ServiceTest, TcpConnectionLimitClosesTheExcess) {
+bool Answered(int fd, uint16_t id) {
+  return SendAll(fd,
+                 Framed(MakeQuery("www.example.test.", LDNS_RR_TYPE_A, id))) &&
+         ReadFrame(fd).has_value();
+}
+
+TEST_F(ServiceTest, TcpAtTheLimitANewcomerEvictsTheIdlest) {
   ASSERT_NO_FATAL_FAILURE(StartStandalone({"--tcp-max-connections", "2"}));
   runtime::Fd a = TcpConnect(dns_);
   runtime::Fd b = TcpConnect(dns_);
   ASSERT_TRUE(WaitFor([&] { return service_->tcp_stats().open == 2; }));
+  ASSERT_TRUE(Answered(b.get(), 4));  // b was heard from after a
   runtime::Fd c = TcpConnect(dns_);
-  ASSERT_TRUE(c.valid());  // the kernel accepts; the server closes it at once
-  EXPECT_TRUE(ClosedByPeer(c.get(), 3000));
-  EXPECT_EQ(service_->tcp_stats().rejected, 1u);
-  ASSERT_TRUE(SendAll(
-      a.get(), Framed(MakeQuery("www.example.test.", LDNS_RR_TYPE_A, 5))));
-  EXPECT_TRUE(ReadFrame(a.get()).has_value());
-  // A slot frees up when a connection closes.
-  b.Reset();
+  ASSERT_TRUE(c.valid());
+  EXPECT_TRUE(ClosedByPeer(a.get(), 3000));  // a waited longest
+  EXPECT_TRUE(Answered(c.get(), 5));
+  EXPECT_TRUE(Answered(b.get(), 6));
+  const TcpStats stats = service_->tcp_stats();
+  EXPECT_EQ(stats.closed_evicted, 1u);
+  EXPECT_EQ(stats.rejected, 0u);
+  EXPECT_EQ(stats.open, 2);
+}
+
+TEST_F(ServiceTest, TcpAtTheLimitBusyConnectionsAreNotEvicted) {
+  ASSERT_NO_FATAL_FAILURE(StartStandalone({"--tcp-max-connections", "1"}));
+  runtime::Fd a = TcpConnect(dns_);
+  // Mid-message: a has begun a query, so it is not waiting for its client.
+  const Bytes query = Framed(MakeQuery("www.example.test.", LDNS_RR_TYPE_A, 7));
+  ASSERT_TRUE(SendAll(a.get(), Bytes(query.begin(), query.begin() + 3)));
   ASSERT_TRUE(WaitFor([&] { return service_->tcp_stats().open == 1; }));
-  runtime::Fd d = TcpConnect(dns_);
-  ASSERT_TRUE(SendAll(
-      d.get(), Framed(MakeQuery("www.example.test.", LDNS_RR_TYPE_A, 6))));
-  EXPECT_TRUE(ReadFrame(d.get()).has_value());
+  runtime::Fd b = TcpConnect(dns_);
+  ASSERT_TRUE(b.valid());  // the kernel accepts; the server closes it at once
+  EXPECT_TRUE(ClosedByPeer(b.get(), 3000));
+  EXPECT_EQ(service_->tcp_stats().rejected, 1u);
+  ASSERT_TRUE(SendAll(a.get(), Bytes(query.begin() + 3, query.end())));
+  EXPECT_TRUE(ReadFrame(a.get()).has_value());
+}
+
+TEST_F(ServiceTest, TcpOneSourceCannotHoldEveryConnection) {
+  ASSERT_NO_FATAL_FAILURE(
+      StartStandalone({"--tcp-max-connections", "10",
+                       "--tcp-max-connections-per-source", "3"}));
+  std::vector<runtime::Fd> hog;
+  for (int i = 0; i < 5; ++i) hog.push_back(TcpConnect(dns_, "127.0.0.2"));
+  ASSERT_TRUE(
+      WaitFor([&] { return service_->tcp_stats().rejected_source == 2; }));
+  EXPECT_EQ(service_->tcp_stats().open, 3);
+  runtime::Fd other = TcpConnect(dns_, "127.0.0.3");
+  EXPECT_TRUE(Answered(other.get(), 8));
+  // A slot of the source frees when one of its connections closes.
+  hog[0].Reset();
+  ASSERT_TRUE(WaitFor([&] { return service_->tcp_stats().open == 3; }));
+  runtime::Fd again = TcpConnect(dns_, "127.0.0.2");
+  EXPECT_TRUE(Answered(again.get(), 9));
+}
+
+TEST_F(ServiceTest, TcpConnectionsCloseAfterTheirQueryBudget) {
+  ASSERT_NO_FATAL_FAILURE(StartStandalone({"--tcp-max-queries", "3"}));
+  runtime::Fd conn = TcpConnect(dns_);
+  Bytes pipelined;
+  for (uint16_t id = 1; id <= 5; ++id) {
+    const Bytes q = Framed(MakeQuery("www.example.test.", LDNS_RR_TYPE_A, id));
+    pipelined.insert(pipelined.end(), q.begin(), q.end());
+  }
+  ASSERT_TRUE(SendAll(conn.get(), pipelined));
+  for (int i = 0; i < 3; ++i)
+    EXPECT_TRUE(ReadFrame(conn.get()).has_value()) << i;
+  EXPECT_TRUE(ClosedByPeer(conn.get(), 3000));  // the 4th and 5th: not answered
+  EXPECT_EQ(service_->tcp_stats().closed_budget, 1u);
+}
+
+// What the client is sent does not keep its connection: one that asked once
+// and only trickles its answers in is closed as idle, though the server still
+// has answers going out to it.
+TEST_F(ServiceTest, TcpIdleCountsWhatTheClientSends) {
+  ASSERT_NO_FATAL_FAILURE(StartStandalone({"--tcp-idle-timeout", "300ms"}));
+  const int family = AF_INET;
+  runtime::Fd conn(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  const int small = 4096;  // set before connect, so the window stays small
+  ::setsockopt(conn.get(), SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  socklen_t len = 0;
+  const sockaddr_storage sa = dns_.ToSockaddr(&len);
+  ASSERT_EQ(::connect(conn.get(), reinterpret_cast<const sockaddr*>(&sa), len),
+            0);
+  const Bytes q = Framed(MakeQuery("www.example.test.", LDNS_RR_TYPE_A, 1));
+  Bytes burst;
+  for (int i = 0; i < 5000; ++i) burst.insert(burst.end(), q.begin(), q.end());
+  ::send(conn.get(), burst.data(), burst.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  // A reader 10 KB/s slow: the answers take far longer than the timeout.
+  const auto deadline = std::chrono::steady_clock::now() + 3s;
+  uint8_t buf[200];
+  while (service_->tcp_stats().closed_idle == 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    ::recv(conn.get(), buf, sizeof(buf), MSG_DONTWAIT);
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(service_->tcp_stats().closed_idle, 1u);
 }
 
 TEST_F(ServiceTest, ReadyOnceASnapshotIsLoaded) {
