@@ -16,7 +16,8 @@ start_all=$SECONDS
 
 TEST_APT_PACKAGES=(
   ccache git
-  clang clang-format clang-tidy # tests/fuzz (libFuzzer); check-format, tidy targets
+  clang libclang-rt-14-dev # tests/fuzz: clang and its libFuzzer runtime (scripts/fuzz.sh)
+  clang-format clang-tidy # check-format, tidy targets
   libgtest-dev libgmock-dev libbenchmark-dev
   libldns-dev # tests: an independent DNS wire parser
   knot-dnsutils unbound # real clients of the integration tests (kdig, resolver); dig: setup.sh

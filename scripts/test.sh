@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The README's test command: set up (scripts/setup-test.sh: what scripts/setup.sh
 # installs for the quickstart, then everything the tests need besides), build (dev
-# preset) and run every test suite, then the sanitizer build (asan preset), then
-# issue 4's peer benchmark as a smoke run.
-# AX_TEST_PRESETS overrides the preset list; AX_TEST_BENCH=0 skips the benchmark.
+# preset) and run every test suite, then the sanitizer build (asan preset), the fuzz
+# targets for 20 s each (scripts/fuzz.sh), then issue 4's peer benchmark as a smoke
+# run. AX_TEST_PRESETS overrides the preset list; AX_TEST_FUZZ=0 skips fuzzing,
+# AX_TEST_BENCH=0 the benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-test.sh
@@ -15,6 +16,12 @@ for preset in ${AX_TEST_PRESETS:-dev asan}; do
   ctest --preset "$preset" -j "$jobs"
 done
 cmake --build --preset dev --target check-format
+if [[ "${AX_TEST_FUZZ:-1}" != 0 ]]; then
+  # Every parser a stranger reaches, fuzzed for a short fixed budget (the corpora
+  # already replay as unit tests in both presets).
+  echo "== fuzz"
+  scripts/fuzz.sh --seconds 20
+fi
 if [[ "${AX_TEST_BENCH:-1}" != 0 ]]; then
   # Every peer and ax-dns start and answer under load (release build, peers installed
   # by scripts/setup-bench.sh); the figures are not judged here: docs/benchmarks.md
