@@ -4,6 +4,7 @@
 // model_parse.cc.
 #include "manifest_fields.h"
 
+#include "ax/json_text.h"
 #include "manifest_formats.h"
 
 namespace ax::manifest {
@@ -155,7 +156,9 @@ bool DecodeJsonObjectText(Context& ctx, const std::string& path, const json& v,
                         Describe(v));
     return false;
   }
-  out = parsed.dump();
+  // Invalid UTF-8 in a YAML string would make dump() throw (found by the
+  // manifest fuzz target): it becomes U+FFFD, as everywhere text is served.
+  out = JsonText(parsed);
   return true;
 }
 

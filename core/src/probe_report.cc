@@ -9,6 +9,7 @@
 #include <set>
 #include <utility>
 
+#include "ax/json_text.h"
 #include "ax/rfc3339.h"
 #include "manifest_fields.h"
 #include "manifest_formats.h"
@@ -187,11 +188,13 @@ std::string ProbeReportName(std::string_view vantage) {
 
 json ProbeReportToJson(const ProbeReport& report) {
   // Through text: nlohmann converts between ordered and plain json only so.
-  return json::parse(ReportJson(report).dump());
+  return json::parse(SerializeProbeReport(report));
 }
 
 std::string SerializeProbeReport(const ProbeReport& report) {
-  return ReportJson(report).dump();
+  // A probe error may quote a stranger's bytes (a health endpoint's reason
+  // phrase): never a throw.
+  return JsonText(ReportJson(report));
 }
 
 ParseProbeReportResult ParseProbeReport(const json& object,

@@ -3,6 +3,7 @@
 // a number, exactly the distinction the typed manifest fields check.
 #include "yaml_documents.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -144,6 +145,63 @@ class YamlToJson {
   bool over_ = false;
 };
 
+// yaml-cpp 0.7's LoadAll never returns on a ',' outside [] or {} at a
+// document's top level (",x", "[a],"): the parser hands back an empty
+// document without consuming the token, forever (found by the manifest fuzz
+// target). This pass parses the events only, and says where a document made
+// no progress, so that LoadAll runs only on text it finishes.
+class ProgressCheck : public YAML::EventHandler {
+ public:
+  // "" when every document moves the parser on, else the error.
+  static std::string Check(std::string_view yaml) {
+    std::istringstream in{std::string(yaml)};
+    YAML::Parser parser(in);
+    ProgressCheck check;
+    while (parser.HandleNextDocument(check)) {
+      if (check.stuck_) {
+        return "YAML syntax error: no progress at line " +
+               std::to_string(check.start_.line + 1) + ", column " +
+               std::to_string(check.start_.column + 1) +
+               " (a ',' outside [] or {}?)";
+      }
+    }
+    return "";
+  }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    // The same place twice, with nothing but a null in between: stuck.
+    stuck_ = seen_ && only_null_ && mark.pos == start_.pos;
+    seen_ = true;
+    only_null_ = true;
+    start_ = mark;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { Moved(); }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    Moved();
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    Moved();
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    Moved();
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void Moved() { only_null_ = false; }
+
+  YAML::Mark start_;
+  bool seen_ = false;
+  bool only_null_ = true;
+  bool stuck_ = false;
+};
+
 // `kind: List` with `items`, as `kubectl get -o yaml` prints several objects.
 bool IsList(const json& object) {
   return object.is_object() && object.value("kind", json()) == "List" &&
@@ -157,6 +215,10 @@ bool ReadText(std::string_view yaml, std::string_view file,
               const OnDocument& on_document) {
   std::vector<YAML::Node> documents;
   try {
+    if (std::string stuck = ProgressCheck::Check(yaml); !stuck.empty()) {
+      errors.push_back({std::string(file), "", "", std::move(stuck)});
+      return false;
+    }
     documents = YAML::LoadAll(std::string(yaml));
   } catch (const YAML::Exception& e) {
     errors.push_back(

@@ -27,7 +27,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 sys.path.insert(0, str(REPO / "tests" / "integration"))
+sys.path.insert(0, str(REPO / "tests" / "bench"))
 
+from axbench import replace_section  # noqa: E402
 from crdschema import CRDS_DIR  # noqa: E402
 from kubecp import KubeControlPlane  # noqa: E402
 from operatorharness import (  # noqa: E402
@@ -354,18 +356,15 @@ status and its Regions'), so their latency is one to two passes, not the quickst
 """
 
 
+BEGIN = "<!-- BEGIN operator-scale (tests/bench/operator_scale/run.sh) -->"
+END = "<!-- END operator-scale -->"
+
+
 def update_docs(section: str) -> None:
-    doc = REPO / "docs" / "benchmarks.md"
-    text = doc.read_text()
-    head = "## Operator at scale"
-    if head in text:
-        start = text.index(head)
-        nxt = text.find("\n## ", start + len(head))
-        text = text[:start] + section + (text[nxt + 1:] if nxt >= 0 else "")
-        text = text.replace(section + "## ", section + "\n## ")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    doc.write_text(text)
+    # Between its own markers, as every bench section: replacing up to the next
+    # heading once ate the next section's BEGIN marker.
+    replace_section(REPO / "docs" / "benchmarks.md", BEGIN, END,
+                    f"{BEGIN}\n{section}{END}\n")
 
 
 def main() -> None:
