@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import os
 import statistics
 import subprocess
 import time
@@ -247,7 +248,9 @@ def test_oversized_snapshots_and_bombs_are_refused_within_a_memory_bound(ax, tab
         assert answer(ax) == {"192.0.2.43"}, case
         assert ax.metric("ax_dns_snapshot_version") == served
     print(f"\npeak RSS added by each refused publish (MiB): {peaks}")
-    assert max(peaks.values()) < REFUSED_PEAK_MIB, peaks
+    # Not judged in a sanitizer build: redzones and quarantine are not ax-dns's memory.
+    if not os.environ.get("AX_SANITIZED"):
+        assert max(peaks.values()) < REFUSED_PEAK_MIB, peaks
     table.publish(44)
     wait_for("a good one after", lambda: answer(ax) == {"192.0.2.44"}, 10)
 

@@ -28,7 +28,10 @@ import pytest
 from axharness import QUICKSTART, AxDns, copy_manifests
 from waiting import wait_for
 
-SOAK_S = float(os.environ.get("AX_TCP_SOAK_S", "300"))
+# A sanitizer build runs the same clients, shorter, and judges behaviour only: its
+# allocator's quarantine and redzones are not the server's memory.
+SANITIZED = bool(os.environ.get("AX_SANITIZED"))
+SOAK_S = float(os.environ.get("AX_TCP_SOAK_S", "30" if SANITIZED else "300"))
 NON_READERS = 50
 # What 50 non-reading pipeliners may add to ax-dns's RSS: each connection holds at
 # most 16 KiB of unsent answers (plus the one that crossed it) and one message of
@@ -150,14 +153,15 @@ def test_non_reading_pipeliners_leave_rss_bounded(tmp_path):
               f"{reconnects} reconnects after the server closed them ({closed}); buffered "
               f"{buffered / 1024:.0f} KiB at the end; a reading client answered "
               f"{reads_ok}/{reads}")
-        assert peak - baseline < SOAK_RSS_MIB, (baseline, peak)
+        if not SANITIZED:
+            assert peak - baseline < SOAK_RSS_MIB, (baseline, peak)
         assert reads_ok == reads
         # None is kept open by what it is sent: each is closed once it has had its
         # 10,000 answers (the kernel's buffers take most of them), or as idle once
         # it has been stopped from sending.
-        if SOAK_S >= 30:
+        if SOAK_S >= 40 and not SANITIZED:
             assert closed["idle"] + closed["budget"] >= NON_READERS, closed
-        assert buffered <= NON_READERS * (16 + 64 + 66) * 1024
+        assert buffered <= NON_READERS * (16 + 64 + 66) * 1024  # ours, not the allocator's
     finally:
         ax.stop()
 
