@@ -48,23 +48,21 @@ std::string CheckTcpFraming(Input input) {
   // Back out through a writer whose socket takes a few bytes at a time.
   dns::FrameWriter writer;
   std::vector<uint8_t> sent;
+  const auto send_some = [&] {
+    const size_t n = std::min(chunks.Next(300), writer.unsent());
+    const auto unsent = writer.Unsent();
+    sent.insert(sent.end(), unsent.begin(), unsent.begin() + n);
+    writer.Sent(n);
+  };
   for (const Frame& frame : want) {
     writer.Append(frame);
     if (writer.held() > 2 * writer.unsent() + 65537) {
       return "FrameWriter holds " + std::to_string(writer.held()) +
              " bytes for " + std::to_string(writer.unsent()) + " unsent";
     }
-    const size_t n = std::min(chunks.Next(300), writer.unsent());
-    const auto unsent = writer.Unsent();
-    sent.insert(sent.end(), unsent.begin(), unsent.begin() + n);
-    writer.Sent(n);
+    send_some();
   }
-  while (writer.unsent() > 0) {
-    const size_t n = std::min(chunks.Next(300), writer.unsent());
-    const auto unsent = writer.Unsent();
-    sent.insert(sent.end(), unsent.begin(), unsent.begin() + n);
-    writer.Sent(n);
-  }
+  while (writer.unsent() > 0) send_some();
   if (!std::equal(sent.begin(), sent.end(), input.begin(),
                   input.begin() + used) ||
       sent.size() != used) {
