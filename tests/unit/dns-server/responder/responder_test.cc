@@ -446,7 +446,7 @@ TEST_F(ResponderTest, ErrorsTable) {
     EXPECT_EQ(ldns_pkt_id(r.pkt()), 0xBEEF);
     EXPECT_EQ(ldns_pkt_qdcount(r.pkt()), row.qdcount);
     EXPECT_EQ(ldns_pkt_ancount(r.pkt()), 0);
-    EXPECT_EQ(ldns_pkt_get_opcode(r.pkt()), row.query[2] >> 3 & 0xF);
+    EXPECT_EQ(out[2] >> 3 & 0xF, row.query[2] >> 3 & 0xF);
   }
 }
 
@@ -457,10 +457,13 @@ TEST_F(ResponderTest, NotImpEchoesOnlyTheOpcode) {
     SCOPED_TRACE(opcode);
     Query q = Q("www.example.test");
     q.flags = static_cast<uint16_t>(opcode << 11) | 0x0100 | 0x0010;  // RD, CD
-    Reply r(Ask(Build(q)));
+    const Bytes out = Ask(Build(q));
+    Reply r(out);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r.rcode(), kRcodeNotImp);
-    EXPECT_EQ(ldns_pkt_get_opcode(r.pkt()), opcode);
+    // From the wire: ldns keeps the opcode in an enum without a value for
+    // every code (15 has none), and loading it is undefined behaviour.
+    EXPECT_EQ(out[2] >> 3 & 0xF, opcode);
     EXPECT_FALSE(ldns_pkt_rd(r.pkt()));
     EXPECT_FALSE(ldns_pkt_cd(r.pkt()));
     EXPECT_FALSE(ldns_pkt_aa(r.pkt()));
