@@ -12,7 +12,9 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$HERE/setup-lib.sh" setup-test
 start_all=$SECONDS
 
-"$HERE/setup.sh"
+# The geo data plus the formats' own JavaScript readers the geo unit tests compare
+# the C++ readers with (run with the machine's node; skipped without it).
+AX_GEO_REFERENCE_READERS=1 "$HERE/setup.sh"
 
 TEST_APT_PACKAGES=(
   ccache git
@@ -24,6 +26,7 @@ TEST_APT_PACKAGES=(
   prometheus # for promtool: alert rules check + unit tests (tests/alerts); no smaller package has it
   shellcheck # tests/e2e/kind/*.sh (test_kind_e2e_files)
   iproute2 # `ip`: network namespaces and veth paths (tests/e2e/local/test_isp_paths.py)
+  nodejs # runs the geo formats' reference readers (geo unit tests: zh_geo_real_data_test)
 )
 ax_apt_install "${TEST_APT_PACKAGES[@]}"
 # Only promtool is wanted from `prometheus`: on a systemd machine the package enables
@@ -40,6 +43,7 @@ TEST_PY_PACKAGES=(
   pytest==9.2.0 pytest-timeout==2.4.0 dnspython==2.9.2 grpcio==1.85.1 # tests/integration
   prometheus-client==0.26.0 # tests/integration: OpenMetrics parser for /metrics
   jsonschema==4.26.0 PyYAML==6.0.4 # tests/integration: CRD schemas vs manifests (test_crds)
+  maxminddb==3.2.0 # tests/integration: the built-in ISP sets from the pinned data (test_isp_sets_table)
 )
 ax_venv_install test "${TEST_PY_PACKAGES[@]}"
 

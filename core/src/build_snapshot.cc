@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "ax/hash.h"
+#include "ax/isp_sets.h"
 #include "ax/labels.h"
 #include "ax/previous_snapshot.h"
 #include "ax/score.h"
@@ -60,6 +61,21 @@ SnapshotNode MakeNode(const Node& node, const StatusMap& status) {
                              snapshot_doc::kScoreDecimals);
   }
   return n;
+}
+
+// The sets some region matches on, in name order: the others would only make
+// every ax-dns parse and hash what no query reads.
+std::vector<SnapshotIspSet> IspSetsNamedBy(
+    const std::vector<SnapshotRegion>& regions,
+    std::vector<SnapshotIspSet> known) {
+  std::erase_if(known, [&](const SnapshotIspSet& set) {
+    return std::none_of(
+        regions.begin(), regions.end(), [&](const SnapshotRegion& r) {
+          return std::find(r.match.isps.begin(), r.match.isps.end(),
+                           set.name) != r.match.isps.end();
+        });
+  });
+  return known;
 }
 
 bool IsRankingStrategy(Strategy s) {
@@ -483,6 +499,7 @@ Snapshot BuildSnapshot(const World& world, const StatusMap& status,
                             region->match, region->fallback_regions});
   }
   AddVantageGroups(regions, groups, snap, b);
+  snap.isp_sets = IspSetsNamedBy(snap.regions, ResolveIspSets(world.isp_sets));
   std::vector<const Canary*> canaries;
   for (const Canary* canary : SortedByName(world.canaries)) {
     const double percent = std::clamp(canary->EffectivePercent(), 0.0, 100.0);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 
+#include "ax/isp_sets.h"
+
 namespace ax {
 namespace {
 
@@ -16,7 +18,8 @@ void AddRegion(std::vector<uint32_t>& list, uint32_t region) {
 
 }  // namespace
 
-Classifier::Classifier(const std::vector<SnapshotRegion>& regions)
+Classifier::Classifier(const std::vector<SnapshotRegion>& regions,
+                       const std::vector<SnapshotIspSet>& isp_sets)
     : declares_(regions.size(), 0) {
   for (uint32_t r = 0; r < regions.size(); ++r) {
     const RegionMatch& match = regions[r].match;
@@ -27,10 +30,20 @@ Classifier::Classifier(const std::vector<SnapshotRegion>& regions)
     }
     for (const std::string& c : match.countries) AddRegion(by_country_[c], r);
     for (uint32_t asn : match.asns) AddRegion(by_asn_[asn], r);
+    // A set's entries index like the region's own ASNs (the region's lists
+    // stay ascending: every key gets region r after all earlier regions).
+    for (const std::string& name : match.isps) {
+      const SnapshotIspSet* set = FindIspSet(isp_sets, name);
+      if (!set) continue;
+      for (uint32_t asn : set->asns) AddRegion(by_asn_[asn], r);
+      for (const std::string& n : set->names) AddRegion(by_isp_name_[n], r);
+    }
     if (!match.subdivisions.empty() || !match.countries.empty()) {
       declares_[r] |= kDeclaresGeo;
     }
-    if (!match.asns.empty()) declares_[r] |= kDeclaresAsn;
+    if (!match.asns.empty() || !match.isps.empty()) {
+      declares_[r] |= kDeclaresIsp;
+    }
     has_geo_regions_ = has_geo_regions_ || declares_[r] != 0;
     if (match.catch_all && catch_all_ == kNoIndex) catch_all_ = r;
   }
@@ -40,7 +53,8 @@ bool Classifier::SameGeoStep(const Classifier& other) const {
   // Exactly what MatchGeo reads.
   return declares_ == other.declares_ &&
          by_subdivision_ == other.by_subdivision_ &&
-         by_country_ == other.by_country_ && by_asn_ == other.by_asn_;
+         by_country_ == other.by_country_ && by_asn_ == other.by_asn_ &&
+         by_isp_name_ == other.by_isp_name_;
 }
 
 const Classifier::RegionList* Classifier::Find(const StringIndex& index,
@@ -57,40 +71,41 @@ const Classifier::RegionList* Classifier::FindAsn(uint32_t asn) const {
 }
 
 Classifier::GeoMatch Classifier::MatchGeo(const GeoInfo& geo) const {
-  enum { kSubdivision, kCountry, kAsn };
-  // Only regions listing one of the client's keys can match. Merging the three
+  enum { kSubdivision, kCountry, kAsn, kIspName, kLists };
+  // Only regions listing one of the client's keys can match. Merging the
   // ascending lists visits each such region once, in region order, with which
   // lists named it; keeping only strictly better scores makes ties go to the
   // first region.
-  const std::array<const RegionList*, 3> lists = {
+  const std::array<const RegionList*, kLists> lists = {
       Find(by_subdivision_, geo.subdivision), Find(by_country_, geo.country),
-      FindAsn(geo.asn)};
-  std::array<size_t, 3> pos = {};
-  std::array<uint32_t, 3>
+      FindAsn(geo.asn), Find(by_isp_name_, geo.isp)};
+  std::array<size_t, kLists> pos = {};
+  std::array<uint32_t, kLists>
       heads;  // each list's current entry; kNoIndex at the end
   auto advance = [&](int i) {
     heads[i] = lists[i] && pos[i] < lists[i]->size() ? (*lists[i])[pos[i]++]
                                                      : kNoIndex;
   };
-  for (int i = 0; i < 3; ++i) advance(i);
+  for (int i = 0; i < kLists; ++i) advance(i);
   uint32_t best = kNoIndex;
   uint8_t best_score = 0;
   while (true) {
-    const uint32_t r = std::min({heads[0], heads[1], heads[2]});
+    const uint32_t r = *std::min_element(heads.begin(), heads.end());
     if (r == kNoIndex) break;
-    std::array<bool, 3> hit{};
-    for (int i = 0; i < 3; ++i) {
+    std::array<bool, kLists> hit{};
+    for (int i = 0; i < kLists; ++i) {
       hit[i] = heads[i] == r;
       if (hit[i]) advance(i);
     }
     const bool geo_ok =
         !(declares_[r] & kDeclaresGeo) || hit[kSubdivision] || hit[kCountry];
-    const bool asn_ok = !(declares_[r] & kDeclaresAsn) || hit[kAsn];
-    if (!geo_ok || !asn_ok) continue;
+    const bool isp_ok =
+        !(declares_[r] & kDeclaresIsp) || hit[kAsn] || hit[kIspName];
+    if (!geo_ok || !isp_ok) continue;
     uint8_t score = hit[kSubdivision] ? kGeoSubdivision
                     : hit[kCountry]   ? kGeoCountry
                                       : 0;
-    if (declares_[r] & kDeclaresAsn) score += kGeoAsn;
+    if (declares_[r] & kDeclaresIsp) score += kGeoIsp;
     if (score > best_score) {
       best = r;
       best_score = score;
@@ -148,10 +163,10 @@ Classification Classifier::Classify(const IpAddress& client, GeoMatch match,
   });
 }
 
-std::string Describe(const Classification& c,
-                     const std::vector<SnapshotRegion>& regions,
+std::string Describe(const Classification& c, const Snapshot& snapshot,
                      const GeoInfo& geo) {
   using Step = Classification::Step;
+  const std::vector<SnapshotRegion>& regions = snapshot.regions;
   switch (c.step) {
     case Step::kCidr:
       return "cidr " + FormatPrefix(c.cidr) + " of region " +
@@ -163,8 +178,17 @@ std::string Describe(const Classification& c,
       } else if (c.specificity & kGeoCountry) {
         why = "country " + std::string(geo.country);
       }
-      if (c.specificity & kGeoAsn) {
-        why += (why.empty() ? "ASN " : " + ASN ") + std::to_string(geo.asn);
+      if (c.specificity & kGeoIsp) {
+        why += why.empty() ? "" : " + ";
+        const std::optional<IspMatch> isp =
+            MatchIsp(regions[c.region].match, snapshot.isp_sets, geo);
+        const std::string asn = "ASN " + std::to_string(geo.asn);
+        if (!isp || !isp->set) {
+          why += asn;
+        } else {
+          why += "ISP set " + isp->set->name + " (" +
+                 (isp->by_name ? "ISP " + std::string(geo.isp) : asn) + ")";
+        }
       }
       return why + " -> region " + regions[c.region].name;
     }

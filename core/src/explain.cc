@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "ax/decide.h"
+#include "ax/isp_sets.h"
 
 namespace ax {
 namespace {
@@ -115,17 +116,26 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
   nlohmann::json geo = {{"country", req.geo.country},
                         {"subdivision", req.geo.subdivision},
                         {"asn", req.geo.asn}};
+  if (!req.geo.isp.empty()) geo["isp"] = req.geo.isp;
   if (req.geo.has_location)
     geo["location"] = {req.geo.location.lat, req.geo.location.lon};
   out["geo"] = std::move(geo);
   nlohmann::json c = {{"step", StepName(cls.step)},
-                      {"detail", Describe(cls, s.regions, req.geo)},
+                      {"detail", Describe(cls, s, req.geo)},
                       {"ecsScope", cls.scope_prefix_length}};
   if (cls.region != kNoIndex) {
     const SnapshotRegion& r = s.regions[cls.region];
     c["region"] = r.name;
     c["area"] = r.area;
     c["isp"] = r.isp;
+    if (cls.step == Classification::Step::kGeo) {
+      // Which ISP set (and by which of its entries) put the client here.
+      if (const auto isp = MatchIsp(r.match, s.isp_sets, req.geo);
+          isp && isp->set) {
+        c["ispSet"] = {{"name", isp->set->name},
+                       {"matchedBy", isp->by_name ? "name" : "asn"}};
+      }
+    }
   }
   out["classification"] = std::move(c);
   out["domain"] = {{"name", domain->name},
@@ -196,7 +206,7 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
     }
   }
   std::string summary = FormatIp(req.client) + " -> " +
-                        Describe(cls, s.regions, req.geo) + " -> " +
+                        Describe(cls, s, req.geo) + " -> " +
                         RouteSourceName(route.source);
   if (!route.via.empty()) summary += " via " + route.via;
   if (answer.canary) summary += " -> canary " + s.nodes[answer.nodes[0]].name;

@@ -88,6 +88,7 @@ void ParseBody(Fields& top, Region& r) {
     match.Read("subdivisions", r.match.subdivisions,
                &DecodeFormat<&ReadSubdivisionCode>);
     match.Read("asns", r.match.asns);
+    match.Read("isps", r.match.isps, &DecodeFormat<&ReadObjectName>);
     match.Read("cidrs", r.match.cidrs);
     match.Read("default", r.match.catch_all);
   }
@@ -197,6 +198,13 @@ void ParseBody(Fields& top, Canary& c) {
   if (status.Has("percent")) c.status_percent = percent;
 }
 
+void ParseBody(Fields& top, IspSet& s) {
+  Fields spec = top.Sub("spec");
+  spec.Read("asns", s.asns);
+  spec.Read("names", s.names);
+  spec.Read("replaceBuiltin", s.replace_builtin);
+}
+
 // Parses the whole object (metadata already read) and appends it only when it
 // is clean.
 template <typename T, std::vector<T> World::*kList>
@@ -221,6 +229,7 @@ constexpr std::pair<std::string_view, KindParser> kKinds[] = {
     {"Node", &ParseInto<Node, &World::nodes>},
     {"Rule", &ParseInto<Rule, &World::rules>},
     {"Canary", &ParseInto<Canary, &World::canaries>},
+    {"IspSet", &ParseInto<IspSet, &World::isp_sets>},
 };
 
 }  // namespace

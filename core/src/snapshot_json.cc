@@ -84,6 +84,7 @@ constexpr auto kMatchFields = [](auto& io, auto& m) {
   io("countries", m.countries);
   io("subdivisions", m.subdivisions);
   io("asns", m.asns);
+  io("isps", m.isps);
   io("cidrs", m.cidrs);
   io("catchAll", m.catch_all);
 };
@@ -165,6 +166,12 @@ constexpr auto kVantageGroupFields = [](auto& io, auto& g) {
   io.List("nodes", g.nodes, kGroupNodeFields, Shape::kTuple);
 };
 
+constexpr auto kIspSetFields = [](auto& io, auto& s) {
+  io("name", s.name);
+  io("asns", s.asns);
+  io("names", s.names);
+};
+
 // Everything the content hash covers.
 constexpr auto kContentFields = [](auto& io, auto& s) {
   io("formatVersion", s.format_version);
@@ -175,6 +182,7 @@ constexpr auto kContentFields = [](auto& io, auto& s) {
   io.List("canaries", s.canaries, kCanaryFields, Shape::kObject);
   io.List("vantageGroups", s.vantage_groups, kVantageGroupFields,
           Shape::kObject);
+  io.List("ispSets", s.isp_sets, kIspSetFields, Shape::kObject);
 };
 
 // Per-publication stamps, outside the hash (plus "contentHash" itself).
@@ -513,7 +521,8 @@ SnapshotCounts DocumentCounts(const Json& root) {
           .domains = size("domains"),
           .routes = size("routes"),
           .canaries = size("canaries"),
-          .vantage_groups = size("vantageGroups")};
+          .vantage_groups = size("vantageGroups"),
+          .isp_sets = size("ispSets")};
 }
 
 }  // namespace

@@ -11,7 +11,8 @@ SnapshotCounts CountsOf(const Snapshot& s) {
           .domains = s.domains.size(),
           .routes = s.routes.size(),
           .canaries = s.canaries.size(),
-          .vantage_groups = s.vantage_groups.size()};
+          .vantage_groups = s.vantage_groups.size(),
+          .isp_sets = s.isp_sets.size()};
 }
 
 std::vector<SnapshotError> CheckSnapshotCounts(const SnapshotCounts& c) {
@@ -25,7 +26,8 @@ std::vector<SnapshotError> CheckSnapshotCounts(const SnapshotCounts& c) {
                {"domains", c.domains, kSnapshotMaxDomains},
                {"routes", c.routes, kSnapshotMaxRoutes},
                {"canaries", c.canaries, kSnapshotMaxCanaries},
-               {"vantageGroups", c.vantage_groups, kSnapshotMaxVantageGroups}};
+               {"vantageGroups", c.vantage_groups, kSnapshotMaxVantageGroups},
+               {"ispSets", c.isp_sets, kSnapshotMaxIspSets}};
   for (const auto& l : lists) {
     if (l.count > l.limit) {
       errors.push_back({l.list, std::to_string(l.count) +

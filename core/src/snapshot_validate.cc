@@ -9,6 +9,7 @@
 #include <map>
 #include <string_view>
 
+#include "ax/isp_sets.h"
 #include "ax/snapshot_limits.h"
 #include "snapshot_doc.h"
 
@@ -76,10 +77,50 @@ void CheckNodes(const Snapshot& s, Errors& errors) {
 
 using NameIndex = std::map<std::string_view, size_t>;
 
+// Strictly ascending: sorted and unique, which lookups by binary search (and
+// the classifier's equality of sets) rely on.
+template <typename T>
+void CheckAscending(const std::vector<T>& values, const std::string& at,
+                    Errors& errors) {
+  for (size_t j = 1; j < values.size(); ++j) {
+    if (!(values[j - 1] < values[j])) {
+      Add(errors, Element(at, j),
+          "must be above the one before (ascending, unique)");
+    }
+  }
+}
+
+// Sets by ascending name, each with ascending ASNs (none 0) and names.
+void CheckIspSets(const Snapshot& s, Errors& errors) {
+  CheckUnique(s.isp_sets, "ispSets", "name", &SnapshotIspSet::name, errors);
+  for (size_t i = 1; i < s.isp_sets.size(); ++i) {
+    if (s.isp_sets[i - 1].name > s.isp_sets[i].name) {
+      Add(errors, Element("ispSets", i) + ".name",
+          "sets must be in name order");
+    }
+  }
+  for (size_t i = 0; i < s.isp_sets.size(); ++i) {
+    const SnapshotIspSet& set = s.isp_sets[i];
+    const std::string at = Element("ispSets", i);
+    CheckAscending(set.asns, at + ".asns", errors);
+    CheckAscending(set.names, at + ".names", errors);
+    if (!set.asns.empty() && set.asns.front() == 0) {
+      Add(errors, at + ".asns[0]", "AS 0 matches nothing");
+    }
+  }
+}
+
 NameIndex CheckRegions(const Snapshot& s, Errors& errors) {
   NameIndex regions =
       CheckUnique(s.regions, "regions", "name", &SnapshotRegion::name, errors);
   for (size_t i = 0; i < s.regions.size(); ++i) {
+    const auto& isps = s.regions[i].match.isps;
+    for (size_t j = 0; j < isps.size(); ++j) {
+      if (!FindIspSet(s.isp_sets, isps[j])) {
+        Add(errors, Element(Element("regions", i) + ".match.isps", j),
+            "no ISP set named " + Quote(isps[j]));
+      }
+    }
     const auto& fallbacks = s.regions[i].fallback_regions;
     for (size_t j = 0; j < fallbacks.size(); ++j) {
       const auto it = regions.find(fallbacks[j]);
@@ -251,6 +292,7 @@ std::vector<SnapshotError> ValidateSnapshot(const Snapshot& snapshot) {
   Errors errors = CheckSnapshotCounts(CountsOf(snapshot));
   if (!errors.empty()) return errors;
   CheckNodes(snapshot, errors);
+  CheckIspSets(snapshot, errors);
   const NameIndex regions = CheckRegions(snapshot, errors);
   const NameIndex domains = CheckDomains(snapshot, errors);
   CheckRoutes(snapshot, regions, errors);

@@ -4,11 +4,14 @@
 // enforced while parsing (model_parse.cc, manifest_fields.cc).
 #include "ax/validate.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
+#include "ax/isp_sets.h"
 #include "ax/labels.h"
 
 namespace ax {
@@ -21,6 +24,7 @@ const char* KindOf(const Region&) { return "Region"; }
 const char* KindOf(const Node&) { return "Node"; }
 const char* KindOf(const Rule&) { return "Rule"; }
 const char* KindOf(const Canary&) { return "Canary"; }
+const char* KindOf(const IspSet&) { return "IspSet"; }
 
 // A name quoted whole (names are bounded by the manifest checks).
 std::string QuoteName(std::string_view s) {
@@ -31,6 +35,13 @@ std::string Num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%g", v);
   return buf;
+}
+// "a, b, c": names listed in a message.
+template <typename Names>
+std::string Join(const Names& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
 }
 std::string Indexed(std::string_view path, size_t i) {
   return std::string(path) + "[" + std::to_string(i) + "]";
@@ -51,6 +62,11 @@ class Checker {
     nodes_ = Index(world_.nodes);
     Index(world_.rules);
     Index(world_.canaries);
+    Index(world_.isp_sets);
+    for (const SnapshotIspSet& s : ResolveIspSets(world_.isp_sets)) {
+      isp_sets_.insert(s.name);
+    }
+    for (const IspSet& s : world_.isp_sets) CheckIspSet(s);
     for (const Domain& d : world_.domains) CheckDomain(d);
     CheckUniqueFqdns();
     const Region* catch_all = nullptr;
@@ -156,6 +172,10 @@ class Checker {
         CheckRef(r, field, r.fallback_regions[i], regions_, "Region");
       }
     }
+    CheckIspName(r, "spec.isp", r.isp);
+    for (size_t i = 0; i < r.match.isps.size(); ++i) {
+      CheckIspName(r, Indexed("spec.match.isps", i), r.match.isps[i]);
+    }
     if (r.nodes.empty() && r.fallback_regions.empty()) {
       Error(r, "spec.nodes", "a Region needs nodes or fallbackRegions");
     }
@@ -171,6 +191,7 @@ class Checker {
   }
 
   void CheckNode(const Node& n) {
+    CheckIspName(n, "spec.isp", n.isp);
     if (n.addresses.empty())
       Error(n, "spec.addresses", "a Node needs at least one address");
     if (n.weight == 0) {
@@ -220,6 +241,7 @@ class Checker {
 
   void CheckRule(const Rule& r) {
     CheckRef(r, "spec.domain", r.domain, domains_, "Domain");
+    CheckIspName(r, "spec.match.isp", r.isp);
     if (!r.region.empty())
       CheckRef(r, "spec.match.region", r.region, regions_, "Region");
     if (r.node.empty()) {
@@ -235,6 +257,46 @@ class Checker {
       Error(r, "spec.weight",
             std::string("only applies to action Weight, not ") +
                 RuleActionName(r.action));
+    }
+  }
+
+  // An `isp` names a known set (built-in or declared), or is "any" or unset:
+  // a typo would otherwise group vantages and match Rules by a name nothing
+  // else uses.
+  template <typename T>
+  void CheckIspName(const T& obj, const std::string& field,
+                    const std::string& name) {
+    if (name.empty() || name == kAnyIsp || isp_sets_.contains(name)) return;
+    Error(obj, field,
+          "no ISP set named " + QuoteName(name) + " (known: " +
+              Join(isp_sets_) + "; declare an IspSet to add one)");
+  }
+
+  void CheckIspSet(const IspSet& s) {
+    if (s.meta.name == kAnyIsp) {
+      Error(s, "metadata.name",
+            "\"any\" means every ISP and cannot name a set");
+    }
+    if (s.asns.empty() && s.names.empty()) {
+      Error(s, "spec", "an IspSet needs asns or names");
+    }
+    for (size_t i = 0; i < s.asns.size(); ++i) {
+      if (s.asns[i] == 0) {
+        Error(s, Indexed("spec.asns", i),
+              "AS 0 is reserved and never announced (RFC 7607)");
+      }
+    }
+    for (size_t i = 0; i < s.names.size(); ++i) {
+      if (s.names[i].empty()) {
+        Error(s, Indexed("spec.names", i), "must not be empty");
+      }
+    }
+    const std::vector<std::string> builtin = BuiltinIspSetNames();
+    if (s.replace_builtin && std::find(builtin.begin(), builtin.end(),
+                                       s.meta.name) == builtin.end()) {
+      Error(s, "spec.replaceBuiltin",
+            "there is no built-in set " + QuoteName(s.meta.name) +
+                " to replace (built-in: " + Join(builtin) + ")");
     }
   }
 
@@ -268,6 +330,7 @@ class Checker {
   NameIndexOf<Domain> domains_;
   NameIndexOf<Region> regions_;
   NameIndexOf<Node> nodes_;
+  std::set<std::string, std::less<>> isp_sets_;  // every known set's name
   std::vector<ManifestError> errors_;
 };
 

@@ -1,14 +1,10 @@
 // Vantage groups (vantage.h): a Region's group and membership.
 #include "ax/vantage.h"
 
+#include "ax/isp_sets.h"
 #include "ax/labels.h"
 
 namespace ax {
-namespace {
-
-constexpr char kAnyIsp[] = "any";
-
-}  // namespace
 
 std::optional<VantageGroup> VantageGroupOf(const Region& region) {
   if (region.vantage_selector) {
@@ -19,7 +15,8 @@ std::optional<VantageGroup> VantageGroupOf(const Region& region) {
         .selector = region.vantage_selector};
   }
   if (region.area.empty()) return std::nullopt;
-  const std::string isp = region.isp.empty() ? kAnyIsp : region.isp;
+  const std::string isp =
+      region.isp.empty() ? std::string(kAnyIsp) : region.isp;
   return VantageGroup{.name = region.area + "-" + isp,
                       .area = region.area,
                       .isp = isp,

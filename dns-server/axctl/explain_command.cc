@@ -112,7 +112,7 @@ int ExplainLocal(const Args& args, const IpAddress& client) {
     req.geo.location = {std::atof(args.Get("--lat").c_str()),
                         std::atof(args.Get("--lon").c_str())};
   }
-  return Print(Explain(*snapshot, Classifier(snapshot->regions), req),
+  return Print(Explain(*snapshot, Classifier(*snapshot), req),
                args.Has("--json"));
 }
 

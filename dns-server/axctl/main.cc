@@ -29,9 +29,10 @@ int ValidateCommand(const Args& args) {
   World world;
   if (!LoadManifests(args.positional, world)) return 1;
   std::printf(
-      "ok: %zu domains, %zu regions, %zu nodes, %zu rules, %zu canaries\n",
+      "ok: %zu domains, %zu regions, %zu nodes, %zu rules, %zu canaries, %zu "
+      "ISP sets\n",
       world.domains.size(), world.regions.size(), world.nodes.size(),
-      world.rules.size(), world.canaries.size());
+      world.rules.size(), world.canaries.size(), world.isp_sets.size());
   return 0;
 }
 

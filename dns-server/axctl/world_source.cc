@@ -35,6 +35,7 @@ bool LoadManifests(const std::vector<std::string>& paths, World& world) {
     Append(world.nodes, r.world.nodes);
     Append(world.rules, r.world.rules);
     Append(world.canaries, r.world.canaries);
+    Append(world.isp_sets, r.world.isp_sets);
   }
   if (paths.size() > 1 && ok) {
     // Files were validated one by one; references may cross them.

@@ -65,7 +65,7 @@ bool HasData(const ServedName& name) {
 }  // namespace
 
 ServingState::ServingState(std::shared_ptr<const Snapshot> snapshot)
-    : snapshot_(std::move(snapshot)), classifier_(snapshot_->regions) {}
+    : snapshot_(std::move(snapshot)), classifier_(*snapshot_) {}
 
 std::shared_ptr<const ServingState> ServingState::Make(
     std::shared_ptr<const Snapshot> snapshot,

@@ -54,6 +54,7 @@ std::vector<json>* ObjectsOfKind(ApiObjects& objects, std::string_view kind) {
   if (kind == "Node") return &objects.nodes;
   if (kind == "Rule") return &objects.rules;
   if (kind == "Canary") return &objects.canaries;
+  if (kind == "IspSet") return &objects.isp_sets;
   return nullptr;
 }
 

@@ -19,13 +19,14 @@ struct WatchedKind {
 };
 
 // In ObservedState order: domains, regions, nodes, rules, canaries,
-// probe_reports.
-inline constexpr std::array<WatchedKind, 6> kWatchedKinds = {{
+// isp_sets, probe_reports.
+inline constexpr std::array<WatchedKind, 7> kWatchedKinds = {{
     {"Domain", "domains"},
     {"Region", "regions"},
     {"Node", "nodes"},
     {"Rule", "rules"},
     {"Canary", "canaries"},
+    {"IspSet", "ispsets"},
     {"ProbeReport", "probereports"},
 }};
 

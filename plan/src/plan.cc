@@ -208,6 +208,7 @@ Plan ComputePlan(const ObservedState& observed) {
   PlanNodeStatuses(in, out);
   PlanRuleStatuses(in, out);
   PlanCanaryStatuses(in, out);
+  PlanIspSetStatuses(in, out);
   PlanProbeReportStatuses(in, out);
   std::stable_sort(out.updates.begin(), out.updates.end(),
                    [](const StatusUpdate& a, const StatusUpdate& b) {

@@ -108,7 +108,7 @@ BENCHMARK(BM_Decide20)
 void BM_Classify(benchmark::State& state) {
   const World w = MakeWorld(1000, 200, 1, 5);
   const Snapshot s = BuildSnapshot(w, MakeStatus(w), nullptr, {});
-  const Classifier classifier(s.regions);
+  const Classifier classifier(s);
   GeoInfo geo;
   geo.country = "XX";
   geo.subdivision = "XX-77";

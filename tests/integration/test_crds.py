@@ -30,6 +30,7 @@ EXPECTED = {
     "Node": ("nodes", "axnode", ["AREA", "ISP", "HEALTH", "LATENCY", "LOAD", "AGE"]),
     "Rule": ("rules", "axrule", ["DOMAIN", "ACTION", "NODE", "EXPIRES", "ACTIVE"]),
     "Canary": ("canaries", "axcanary", ["DOMAIN", "NODE", "PHASE", "PERCENT"]),
+    "IspSet": ("ispsets", "axisp", ["ASNS", "NAMES", "READY"]),
     "ProbeReport": ("probereports", "axpr", ["VANTAGE", "OBSERVED", "STALE"]),
 }
 # Short names of built-in and common add-on resources a new one must not take.

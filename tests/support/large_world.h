@@ -13,9 +13,17 @@ namespace ax::testing {
 
 // A deterministic large world: `nodes` nodes spread over `regions` regions
 // (each region lists `per_region` nodes, wrapping around), `domains` domains
-// split between two strategies and two node selectors, one canary, a few rules.
+// split between two strategies and two node selectors, one canary, a few
+// rules, and the four ISP sets the regions' isp names (each region matches on
+// one of them besides its own ASN).
 inline World MakeWorld(int nodes, int regions, int domains, int per_region) {
   World w;
+  for (uint32_t k = 0; k < 4; ++k) {
+    IspSet s;
+    s.meta.name = "isp-" + std::to_string(k);
+    s.asns = {65000 + k, 65100 + k};
+    w.isp_sets.push_back(s);
+  }
   for (int i = 0; i < nodes; ++i) {
     Node n;
     n.meta.name = "node-" + std::to_string(i);
@@ -41,6 +49,7 @@ inline World MakeWorld(int nodes, int regions, int domains, int per_region) {
     g.isp = "isp-" + std::to_string(r % 4);
     g.match.subdivisions.push_back("XX-" + std::to_string(r));
     g.match.asns.push_back(64512 + r);
+    g.match.isps.push_back(g.isp);
     g.match.cidrs.push_back(
         *ParsePrefix("100." + std::to_string(r) + ".0.0/16"));
     for (int k = 0; k < per_region; ++k) {

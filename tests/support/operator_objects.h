@@ -80,9 +80,14 @@ inline controller::ObservedState ObservedFromWorld(const World& w) {
                                 {"match",
                                  {{"subdivisions", r.match.subdivisions},
                                   {"asns", r.match.asns},
+                                  {"isps", r.match.isps},
                                   {"cidrs", cidrs}}},
                                 {"nodes", r.nodes},
                                 {"fallbackRegions", r.fallback_regions}}));
+  }
+  for (const IspSet& s : w.isp_sets) {
+    o.isp_sets.push_back(
+        Object("IspSet", s.meta.name, {{"asns", s.asns}, {"names", s.names}}));
   }
   for (const Domain& d : w.domains) {
     json spec = {{"fqdn", d.fqdn},
@@ -136,7 +141,7 @@ inline json* FindObject(controller::ObservedState& state,
                         const std::string& kind, const std::string& name) {
   for (std::vector<json>* list :
        {&state.domains, &state.regions, &state.nodes, &state.rules,
-        &state.canaries, &state.probe_reports}) {
+        &state.canaries, &state.isp_sets, &state.probe_reports}) {
     for (json& object : *list) {
       if (object["kind"] == kind && object["metadata"]["name"] == name) {
         return &object;

@@ -32,15 +32,18 @@ struct GeoInfo {
   // the geo and ASN databases' prefix lengths when both were consulted); -1:
   // unknown, which makes geo-dependent answers scoped to the full address.
   int geo_prefix_length = -1;
+  // The carrier as a database names it ("电信"), for ISP sets' names; last so
+  // that positional initialisers of the fields above stay valid.
+  std::string_view isp;
 };
 
-// Specificity of a geo-step match, 2 * geo level + ASN: a subdivision match
-// outranks any country match, equal geo is broken by also matching a declared
-// ASN list, and a region declaring only ASNs ranks below every geo match.
-// Values 1..5.
+// Specificity of a geo-step match, 2 * geo level + ISP: a subdivision match
+// outranks any country match, equal geo is broken by also matching the
+// region's ISP criteria (asns, isps), and a region declaring only those ranks
+// below every geo match. Values 1..5.
 inline constexpr uint8_t kGeoSubdivision = 4;
 inline constexpr uint8_t kGeoCountry = 2;
-inline constexpr uint8_t kGeoAsn = 1;
+inline constexpr uint8_t kGeoIsp = 1;
 
 struct Classification {
   enum class Step : uint8_t { kCidr, kGeo, kCatchAll, kNone };
@@ -58,17 +61,23 @@ struct Classification {
 
 class Classifier {
  public:
-  // Keeps indices into `regions`, not references: the vector may go away
+  // Keeps indices into `regions`, not references: the vectors may go away
   // afterwards. A CIDR claimed by two regions goes to the first (validation
   // reports such overlaps; here region order keeps the result deterministic).
-  explicit Classifier(const std::vector<SnapshotRegion>& regions);
+  // `isp_sets` (ascending by name) resolves the regions' match.isps; a name it
+  // lacks matches nothing (a validated snapshot has them all).
+  Classifier(const std::vector<SnapshotRegion>& regions,
+             const std::vector<SnapshotIspSet>& isp_sets);
+  explicit Classifier(const Snapshot& snapshot)
+      : Classifier(snapshot.regions, snapshot.isp_sets) {}
 
   // First step that claims the client wins:
   //  1. kCidr: the longest prefix over every region's match.cidrs.
   //  2. kGeo: regions whose declared criterion groups all match: the geo group
-  //     (subdivision in subdivisions, or country in countries) and the ASN
-  //     group (asn in asns). The highest specificity (kGeo* above) wins, ties
-  //     go to region order.
+  //     (subdivision in subdivisions, or country in countries) and the ISP
+  //     group (asn in asns or in a set of isps, or the database's ISP name in
+  //     a set of isps). The highest specificity (kGeo* above) wins, ties go to
+  //     region order.
   //  3. kCatchAll: the first region with match.catch_all.
   //  4. kNone.
   // Scope: D = cidr table CoveringDepth(client), the widest block with the same
@@ -102,10 +111,10 @@ class Classifier {
   bool has_geo_regions() const { return has_geo_regions_; }
 
   // True when MatchGeo answers alike for every input: the same regions, by
-  // index, declare the same subdivisions, countries and ASNs (CIDRs, the
-  // catch-all and everything else may differ). Tables compiled from one
-  // classifier's geo step then serve the other, so a snapshot that leaves the
-  // Regions' geo criteria alone need not compile them again.
+  // index, declare the same subdivisions, countries, ASNs and ISP names (sets
+  // resolved; CIDRs, the catch-all and everything else may differ). Tables
+  // compiled from one classifier's geo step then serve the other, so a snapshot
+  // that leaves the Regions' geo criteria alone need not compile them again.
   bool SameGeoStep(const Classifier& other) const;
 
  private:
@@ -124,7 +133,7 @@ class Classifier {
 
   // Per region: which criterion groups it declares.
   static constexpr uint8_t kDeclaresGeo = 1;
-  static constexpr uint8_t kDeclaresAsn = 2;
+  static constexpr uint8_t kDeclaresIsp = 2;
 
   static const RegionList* Find(const StringIndex& index, std::string_view key);
   const RegionList* FindAsn(uint32_t asn) const;
@@ -136,18 +145,19 @@ class Classifier {
   PrefixTable cidrs_;
   StringIndex by_subdivision_;
   StringIndex by_country_;
-  std::unordered_map<uint32_t, RegionList> by_asn_;
-  std::vector<uint8_t> declares_;  // kDeclares* per region
+  std::unordered_map<uint32_t, RegionList> by_asn_;  // asns and the sets' ASNs
+  StringIndex by_isp_name_;                          // the sets' ISP names
+  std::vector<uint8_t> declares_;                    // kDeclares* per region
   bool has_geo_regions_ = false;
   uint32_t catch_all_ = kNoIndex;
 };
 
 // One line for explanations, e.g. "cidr 203.0.113.0/24 of region
 // cn-south-telecom", "subdivision CN-GD + ASN 4134 -> region cn-south-telecom",
-// "no match; catch-all region default". `regions` and `geo` must be the ones
-// the classification was made with.
-std::string Describe(const Classification& c,
-                     const std::vector<SnapshotRegion>& regions,
+// "subdivision CN-GD + ISP set telecom (ASN 4134) -> region ...", "no match;
+// catch-all region default". `snapshot` and `geo` must be the ones the
+// classification was made with.
+std::string Describe(const Classification& c, const Snapshot& snapshot,
                      const GeoInfo& geo);
 
 }  // namespace ax

@@ -1,6 +1,6 @@
 // The declared world: C++ mirrors of the gslb.ax.io/v1alpha1 resources (Domain,
-// Region, Node, Rule, Canary) as users write them. Plain data only: parsing
-// lives in model_parse.h, cross-object checks in validate.h, decisions
+// Region, Node, Rule, Canary, IspSet) as users write them. Plain data only:
+// parsing lives in model_parse.h, cross-object checks in validate.h, decisions
 // elsewhere.
 #pragma once
 
@@ -76,6 +76,9 @@ struct RegionMatch {
   std::vector<std::string> countries;     // ISO 3166-1 alpha-2, upper case
   std::vector<std::string> subdivisions;  // ISO 3166-2, e.g. "CN-GD"
   std::vector<uint32_t> asns;
+  // ISP sets by name (IspSet, isp_sets.h): a client matches by its ASN or the
+  // ISP name its geo database gives, like a client in `asns`.
+  std::vector<std::string> isps;
   std::vector<IpPrefix> cidrs;
   bool catch_all = false;  // `default: true`: clients nothing else claims
 };
@@ -83,7 +86,8 @@ struct RegionMatch {
 struct Region {
   ObjectMeta meta;
   std::string area;
-  std::string isp;  // "any" when the region does not split by ISP
+  std::string isp;  // an ISP set's name, or "any" when the region does not
+                    // split by ISP
   RegionMatch match;
   std::vector<std::string> nodes;  // priority order
   std::vector<std::string>
@@ -191,6 +195,16 @@ struct Canary {
   }
 };
 
+// A named set of carrier networks: ASNs and the ISP names geo databases give
+// (ipdb's isp_domain, ip2region's ISP field). An IspSet named like a built-in
+// set (isp_sets.h) adds to it, or replaces it with spec.replaceBuiltin.
+struct IspSet {
+  ObjectMeta meta;
+  std::vector<uint32_t> asns;
+  std::vector<std::string> names;
+  bool replace_builtin = false;
+};
+
 // Everything declared, in file order. Names are unique per kind (validate.h
 // checks).
 struct World {
@@ -199,6 +213,7 @@ struct World {
   std::vector<Node> nodes;
   std::vector<Rule> rules;
   std::vector<Canary> canaries;
+  std::vector<IspSet> isp_sets;
 };
 
 // Names used in manifests and snapshots for the enums above.

@@ -18,8 +18,9 @@
 namespace ax {
 
 // 2: regions name a vantage group, and the groups' views of the nodes
-// (issue 14). A reader takes only its own version.
-inline constexpr int kSnapshotFormatVersion = 2;
+// (issue 14). 3: ISP sets, which region matches name (issue 16). A reader
+// takes only its own version.
+inline constexpr int kSnapshotFormatVersion = 3;
 inline constexpr uint32_t kNoIndex = UINT32_MAX;
 
 struct SnapshotNode {
@@ -50,6 +51,15 @@ struct SnapshotRegion {
   // Index into Snapshot::vantage_groups: the group whose verdicts this
   // region's routes use; kNoIndex: the global ones.
   uint32_t vantage_group = kNoIndex;
+};
+
+// A carrier's networks as classification reads them (isp_sets.h): what a
+// region's match.isps names.
+struct SnapshotIspSet {
+  std::string name;
+  std::vector<uint32_t> asns;      // ascending, unique, none 0
+  std::vector<std::string> names;  // database ISP names: ascending, unique
+  bool operator==(const SnapshotIspSet&) const = default;
 };
 
 // One node as one vantage group's quorum sees it.
@@ -151,6 +161,8 @@ struct Snapshot {
   std::vector<Route> routes;
   std::vector<SnapshotCanary> canaries;
   std::vector<SnapshotVantageGroup> vantage_groups;  // by name
+  // The ISP sets regions match on, by name; only those some region names.
+  std::vector<SnapshotIspSet> isp_sets;
 };
 
 // Fills the derived fields (the name_hash members). Builder and parser both

@@ -28,6 +28,7 @@ inline constexpr size_t kSnapshotMaxDomains = 10'000;
 inline constexpr size_t kSnapshotMaxRoutes = 262'144;
 inline constexpr size_t kSnapshotMaxCanaries = 10'000;
 inline constexpr size_t kSnapshotMaxVantageGroups = 4'096;
+inline constexpr size_t kSnapshotMaxIspSets = 4'096;
 // domains x (regions + 1 + nodes): the route index of each domain and the
 // answer counters each ax-dns worker keeps per snapshot (8 bytes a cell).
 inline constexpr size_t kSnapshotMaxDomainCells = size_t{1} << 20;
@@ -39,6 +40,7 @@ struct SnapshotCounts {
   size_t routes = 0;
   size_t canaries = 0;
   size_t vantage_groups = 0;
+  size_t isp_sets = 0;
 };
 
 SnapshotCounts CountsOf(const Snapshot& snapshot);

@@ -25,6 +25,7 @@ struct ApiObjects {
   std::vector<nlohmann::json> nodes;
   std::vector<nlohmann::json> rules;
   std::vector<nlohmann::json> canaries;
+  std::vector<nlohmann::json> isp_sets;
 };
 
 struct GatheredWorld {
@@ -37,10 +38,10 @@ struct GatheredWorld {
   }
 };
 
-// Parses every Domain, Region, Node, Rule and Canary, then validates. Leaving
-// an object out can break others (a Region listing a Node that is left out),
-// so validation repeats until what remains is clean; such follow-on errors say
-// that the object they reference is invalid.
+// Parses every Domain, Region, Node, Rule, Canary and IspSet, then validates.
+// Leaving an object out can break others (a Region listing a Node that is left
+// out), so validation repeats until what remains is clean; such follow-on
+// errors say that the object they reference is invalid.
 GatheredWorld GatherWorld(const ApiObjects& objects);
 
 }  // namespace ax

@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const ax::dns::CompiledGeo* compiled = store.Current()->compiled();
-  const ax::Classifier classifier(snapshot->regions);
+  const ax::Classifier classifier(*snapshot);
   // The same projection GeoRegionMap::Build makes, keeping only the region.
   const ax::dns::FamilyTables regions =
       compiled->tables().Project(compiled->value_count(), [&](uint32_t value) {

@@ -62,7 +62,8 @@ def test_helm_install_creates_the_crds_and_objects(kube, installed):
     crds = json.loads(kube.kubectl("get", "crd", "-o", "json").stdout)["items"]
     ours = {c["metadata"]["name"] for c in crds if c["spec"]["group"] == "gslb.ax.io"}
     assert ours == {f"{p}.gslb.ax.io" for p in
-                    ("domains", "regions", "nodes", "rules", "canaries", "probereports")}
+                    ("domains", "regions", "nodes", "rules", "canaries", "ispsets",
+                     "probereports")}
     for c in crds:
         if c["spec"]["group"] == "gslb.ax.io":
             status = {x["type"]: x["status"] for x in c["status"]["conditions"]}

@@ -1,5 +1,5 @@
-// Classifier: step order (CIDR, geo + ASN, catch-all), geo specificity and
-// ties, ECS scope, and the one-line explanations.
+// Classifier: step order (CIDR, geo + ASN or ISP set, catch-all), geo
+// specificity and ties, ECS scope, and the one-line explanations.
 #include "ax/classify.h"
 
 #include <gtest/gtest.h>
@@ -27,6 +27,15 @@ std::vector<IpPrefix> Cidrs(std::initializer_list<const char*> texts) {
   return out;
 }
 
+// Ascending by name, as a snapshot holds them.
+const std::vector<SnapshotIspSet>& IspSets() {
+  static const std::vector<SnapshotIspSet> sets = {
+      {"mobile", {9808, 56040}, {"\u79fb\u52a8"}},
+      {"telecom", {4134, 4812}, {"\u7535\u4fe1"}},
+  };
+  return sets;
+}
+
 // Every step and specificity level, plus a twin of "cn" to show ties go to
 // order.
 const std::vector<SnapshotRegion>& World() {
@@ -40,9 +49,20 @@ const std::vector<SnapshotRegion>& World() {
       R("asn-only", {.asns = {9808}}),
       R("cn-twin", {.countries = {"CN"}}),
       R("cn-or-gd", {.countries = {"HK"}, .subdivisions = {"CN-GD"}}),
+      R("sh-telecom", {.subdivisions = {"CN-SH"}, .isps = {"telecom"}}),
+      R("sh-telecom-or-9929",
+        {.subdivisions = {"CN-SH"}, .asns = {9929}, .isps = {"telecom"}}),
+      R("mobile-only", {.isps = {"mobile"}}),
       R("default", {.catch_all = true}),
   };
   return regions;
+}
+
+Snapshot WorldSnapshot() {
+  Snapshot s;
+  s.regions = World();
+  s.isp_sets = IspSets();
+  return s;
 }
 
 struct Case {
@@ -59,7 +79,7 @@ class ClassifyTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ClassifyTest, PicksRegionStepAndScope) {
   const Case& c = GetParam();
-  const Classifier classifier(World());
+  const Classifier classifier(World(), IspSets());
   const Classification got = classifier.Classify(A(c.ip), c.geo);
   if (c.region) {
     ASSERT_NE(got.region, kNoIndex);
@@ -99,7 +119,7 @@ INSTANTIATE_TEST_SUITE_P(
              {"CN", "CN-GD", 4134, false, {}, 20},
              "cn-gd-telecom",
              Step::kGeo,
-             kGeoSubdivision | kGeoAsn,
+             kGeoSubdivision | kGeoIsp,
              20},
         Case{"SubdivisionBeatsCountryAndAsn",
              "198.51.100.1",
@@ -113,7 +133,7 @@ INSTANTIATE_TEST_SUITE_P(
              {"CN", "CN-BJ", 4134, false, {}, 20},
              "cn-telecom",
              Step::kGeo,
-             kGeoCountry | kGeoAsn,
+             kGeoCountry | kGeoIsp,
              20},
         Case{"CountryTieGoesToFirstRegion",
              "198.51.100.1",
@@ -134,7 +154,7 @@ INSTANTIATE_TEST_SUITE_P(
              {"US", "", 9808, false, {}, 20},
              "asn-only",
              Step::kGeo,
-             kGeoAsn,
+             kGeoIsp,
              20},
         Case{"EitherGeoFieldMatches",
              "198.51.100.1",
@@ -188,7 +208,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& test) { return std::string(test.param.name); });
 
 TEST(ClassifierTest, NoCatchAllMeansNone) {
-  const Classifier classifier({R("cn", {.countries = {"CN"}})});
+  const Classifier classifier({R("cn", {.countries = {"CN"}})}, {});
   const Classification got = classifier.Classify(
       A("192.0.2.1"), {.country = "US", .geo_prefix_length = 24});
   EXPECT_EQ(got.region, kNoIndex);
@@ -197,7 +217,7 @@ TEST(ClassifierTest, NoCatchAllMeansNone) {
 }
 
 TEST(ClassifierTest, NoRegionsMeansNoneForEveryone) {
-  const Classifier classifier(std::vector<SnapshotRegion>{});
+  const Classifier classifier(std::vector<SnapshotRegion>{}, {});
   const Classification got =
       classifier.Classify(A("192.0.2.1"), {.country = "CN"});
   EXPECT_EQ(got.step, Step::kNone);
@@ -205,7 +225,7 @@ TEST(ClassifierTest, NoRegionsMeansNoneForEveryone) {
 }
 
 TEST(ClassifierTest, LoneCatchAllDoesNotDependOnClient) {
-  const Classifier classifier({R("default", {.catch_all = true})});
+  const Classifier classifier({R("default", {.catch_all = true})}, {});
   const Classification got = classifier.Classify(
       A("2001:db8::1"), {.country = "CN", .geo_prefix_length = 48});
   EXPECT_EQ(got.step, Step::kCatchAll);
@@ -216,7 +236,8 @@ TEST(ClassifierTest, LoneCatchAllDoesNotDependOnClient) {
 TEST(ClassifierTest, WithoutGeoRegionsGeoDoesNotNarrowScope) {
   // Only CIDRs decide, so the database network length is irrelevant.
   const Classifier classifier({R("a", {.cidrs = Cidrs({"10.0.0.0/8"})}),
-                               R("default", {.catch_all = true})});
+                               R("default", {.catch_all = true})},
+                              {});
   const Classification got = classifier.Classify(
       A("11.0.0.1"), {.country = "CN", .geo_prefix_length = 24});
   EXPECT_EQ(got.step, Step::kCatchAll);
@@ -227,7 +248,8 @@ TEST(ClassifierTest, FirstRegionWinsDuplicateCidrAndCatchAll) {
   const Classifier classifier(
       {R("a", {.cidrs = Cidrs({"10.0.0.0/8"})}),
        R("b", {.cidrs = Cidrs({"10.0.0.0/8"}), .catch_all = true}),
-       R("c", {.catch_all = true})});
+       R("c", {.catch_all = true})},
+      {});
   EXPECT_EQ(classifier.Classify(A("10.0.0.1"), {}).region, 0u);
   EXPECT_EQ(classifier.Classify(A("11.0.0.1"), {}).region, 1u);
 }
@@ -235,11 +257,12 @@ TEST(ClassifierTest, FirstRegionWinsDuplicateCidrAndCatchAll) {
 TEST(ClassifierTest, RegionListingAKeyTwiceIsStillOneCandidate) {
   const Classifier classifier(
       {R("cn", {.countries = {"CN", "CN"}, .asns = {1, 1}}),
-       R("cn-2", {.countries = {"CN"}, .asns = {1}})});
+       R("cn-2", {.countries = {"CN"}, .asns = {1}})},
+      {});
   const Classification got =
       classifier.Classify(A("192.0.2.1"), {.country = "CN", .asn = 1});
   EXPECT_EQ(got.region, 0u);
-  EXPECT_EQ(got.specificity, kGeoCountry | kGeoAsn);
+  EXPECT_EQ(got.specificity, kGeoCountry | kGeoIsp);
 }
 
 // Only what the geo step reads counts: names, CIDRs and the catch-all may
@@ -249,13 +272,13 @@ TEST(ClassifierTest, SameGeoStepComparesOnlyGeoCriteria) {
   const std::vector<SnapshotRegion> base = {
       R("gd", {.subdivisions = {"CN-GD"}, .asns = {4134}}),
       R("us", {.countries = {"US"}}), R("rest", {.catch_all = true})};
-  const Classifier classifier(base);
-  EXPECT_TRUE(classifier.SameGeoStep(Classifier(base)));
+  const Classifier classifier(base, IspSets());
+  EXPECT_TRUE(classifier.SameGeoStep(Classifier(base, IspSets())));
   std::vector<SnapshotRegion> other = base;
   other[0].name = "renamed";
   other[1].match.cidrs = Cidrs({"198.51.100.0/24"});
   other[2].match.catch_all = false;
-  EXPECT_TRUE(classifier.SameGeoStep(Classifier(other)));
+  EXPECT_TRUE(classifier.SameGeoStep(Classifier(other, IspSets())));
 
   const std::vector<std::vector<SnapshotRegion>> differ = {
       {R("gd", {.subdivisions = {"CN-GD"}, .asns = {4134, 4812}}), base[1],
@@ -268,8 +291,51 @@ TEST(ClassifierTest, SameGeoStepComparesOnlyGeoCriteria) {
       {base[0], base[1], base[2], R("ca", {.countries = {"CA"}})},
   };
   for (size_t i = 0; i < differ.size(); ++i) {
-    EXPECT_FALSE(classifier.SameGeoStep(Classifier(differ[i]))) << i;
+    EXPECT_FALSE(classifier.SameGeoStep(Classifier(differ[i], IspSets()))) << i;
   }
+}
+
+// A region matching on a set compares by what the set holds: the same name
+// with other ASNs or names is another geo step, and so is another set.
+TEST(ClassifierTest, SameGeoStepComparesResolvedSets) {
+  const std::vector<SnapshotRegion> regions = {
+      R("sh", {.subdivisions = {"CN-SH"}, .isps = {"telecom"}})};
+  const Classifier classifier(regions, IspSets());
+  EXPECT_TRUE(classifier.SameGeoStep(Classifier(regions, IspSets())));
+  std::vector<SnapshotIspSet> more_asns = IspSets();
+  more_asns[1].asns.push_back(4809);
+  std::vector<SnapshotIspSet> other_names = IspSets();
+  other_names[1].names = {"China Telecom"};
+  std::vector<SnapshotRegion> other_set = regions;
+  other_set[0].match.isps = {"mobile"};
+  EXPECT_FALSE(classifier.SameGeoStep(Classifier(regions, more_asns)));
+  EXPECT_FALSE(classifier.SameGeoStep(Classifier(regions, other_names)));
+  EXPECT_FALSE(classifier.SameGeoStep(Classifier(other_set, IspSets())));
+}
+
+// A set's ASN and a set's database name both satisfy the region's ISP group;
+// a set the classifier was not given matches nothing.
+TEST(ClassifierTest, IspSetsMatchByAsnOrByName) {
+  const Classifier classifier(World(), IspSets());
+  const auto region_of = [&](GeoInfo geo) {
+    const Classification c = classifier.Classify(A("198.51.100.1"), geo);
+    return c.region == kNoIndex ? std::string() : World()[c.region].name;
+  };
+  EXPECT_EQ(region_of({.subdivision = "CN-SH", .asn = 4812}), "sh-telecom");
+  EXPECT_EQ(
+      region_of({.subdivision = "CN-SH", .asn = 64512, .isp = "\u7535\u4fe1"}),
+      "sh-telecom");
+  // The region's own ASN list joins its sets: 9929 matches only the second.
+  EXPECT_EQ(region_of({.subdivision = "CN-SH", .asn = 9929}),
+            "sh-telecom-or-9929");
+  EXPECT_EQ(region_of({.country = "US", .asn = 56040}), "mobile-only");
+  EXPECT_EQ(region_of({.country = "US", .isp = "\u79fb\u52a8"}), "mobile-only");
+  // Without the set's contents the ISP group cannot be met.
+  const Classifier without(World(), {});
+  EXPECT_EQ(
+      without.Classify(A("198.51.100.1"), {.subdivision = "CN-SH", .asn = 4812})
+          .step,
+      Step::kCatchAll);
 }
 
 struct DescribeCase {
@@ -281,9 +347,10 @@ struct DescribeCase {
 class DescribeTest : public ::testing::TestWithParam<DescribeCase> {};
 
 TEST_P(DescribeTest, Explains) {
-  const Classifier classifier(World());
+  const Classifier classifier(World(), IspSets());
   const GeoInfo& geo = GetParam().geo;
-  EXPECT_EQ(Describe(classifier.Classify(A(GetParam().ip), geo), World(), geo),
+  EXPECT_EQ(Describe(classifier.Classify(A(GetParam().ip), geo),
+                     WorldSnapshot(), geo),
             GetParam().text);
 }
 
@@ -303,13 +370,26 @@ INSTANTIATE_TEST_SUITE_P(
                      "country CN + ASN 4134 -> region cn-telecom"},
         DescribeCase{
             "198.51.100.1", {"US", "", 9808}, "ASN 9808 -> region asn-only"},
+        DescribeCase{"198.51.100.1",
+                     {.subdivision = "CN-SH", .asn = 4812},
+                     "subdivision CN-SH + ISP set telecom (ASN 4812) -> region "
+                     "sh-telecom"},
+        DescribeCase{
+            "198.51.100.1",
+            {.subdivision = "CN-SH", .isp = "\u7535\u4fe1"},
+            "subdivision CN-SH + ISP set telecom (ISP \u7535\u4fe1) -> "
+            "region sh-telecom"},
+        DescribeCase{
+            "198.51.100.1",
+            {.subdivision = "CN-SH", .asn = 9929},
+            "subdivision CN-SH + ASN 9929 -> region sh-telecom-or-9929"},
         DescribeCase{
             "198.51.100.1", {"JP"}, "no match; catch-all region default"}));
 
 TEST(DescribeTest, NoCatchAll) {
-  const std::vector<SnapshotRegion> regions;
-  const Classifier classifier(regions);
-  EXPECT_EQ(Describe(classifier.Classify(A("192.0.2.1"), {}), regions, {}),
+  const Snapshot empty;
+  const Classifier classifier(empty);
+  EXPECT_EQ(Describe(classifier.Classify(A("192.0.2.1"), {}), empty, {}),
             "no match; no catch-all region");
 }
 

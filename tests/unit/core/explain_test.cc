@@ -38,7 +38,7 @@ nlohmann::json ExplainFor(const Snapshot& s, const std::string& client,
   req.geo.asn = asn;
   req.geo.geo_prefix_length = 20;
   req.now_ms = 1'000'000;
-  return Explain(s, Classifier(s.regions), req);
+  return Explain(s, Classifier(s), req);
 }
 
 TEST(ExplainTest, RegionAnswerShowsClassificationCandidatesAndTtl) {
@@ -117,7 +117,7 @@ TEST(ExplainTest, UnknownNameIsAnError) {
   ExplainRequest req;
   req.name = "nope.example.test";
   req.client = Ip("192.0.2.9");
-  const auto e = Explain(s, Classifier(s.regions), req);
+  const auto e = Explain(s, Classifier(s), req);
   EXPECT_NE(e["error"].get<std::string>().find("nope.example.test"),
             std::string::npos);
 }

@@ -250,6 +250,27 @@ TEST(ModelParseTest, RuleExpiryAndCanaryStatus) {
   EXPECT_DOUBLE_EQ(k.EffectivePercent(), 20);
 }
 
+TEST(ModelParseTest, IspSetAndRegionMatchingOnIt) {
+  Parsed set = Parse(Manifest("IspSet", {{"asns", {4134, 4809}},
+                                         {"names", {"\u7535\u4fe1"}},
+                                         {"replaceBuiltin", true}}));
+  ASSERT_TRUE(set.appended) << set.errors[0].ToString();
+  const IspSet& s = set.world.isp_sets[0];
+  EXPECT_EQ(s.meta.name, "x");
+  EXPECT_EQ(s.asns, (std::vector<uint32_t>{4134, 4809}));
+  EXPECT_EQ(s.names, (std::vector<std::string>{"\u7535\u4fe1"}));
+  EXPECT_TRUE(s.replace_builtin);
+
+  Parsed region = Parse(Manifest(
+      "Region",
+      {{"isp", "telecom"},
+       {"match", {{"subdivisions", {"cn-gd"}}, {"isps", {"telecom", "cn2"}}}},
+       {"nodes", {"gz-01"}}}));
+  ASSERT_TRUE(region.appended) << region.errors[0].ToString();
+  EXPECT_EQ(region.world.regions[0].match.isps,
+            (std::vector<std::string>{"telecom", "cn2"}));
+}
+
 struct ErrorCase {
   const char* label;
   json manifest;
@@ -428,6 +449,16 @@ INSTANTIATE_TEST_SUITE_P(
                       {"node", "n"},
                       {"steps", {{{"percent", 5}, {"pause", "1500ms"}}}}}),
             "Canary/x", "spec.steps[0].pause", "whole seconds"},
+        ErrorCase{"IspSetUnknownField",
+                  Manifest("IspSet", {{"asns", {1}}, {"asn", 2}}), "IspSet/x",
+                  "spec.asn", "unknown field"},
+        ErrorCase{"IspSetAsnNotANumber",
+                  Manifest("IspSet", {{"asns", {"AS4134"}}}), "IspSet/x",
+                  "spec.asns[0]", ""},
+        ErrorCase{"RegionIspsNotAName",
+                  Manifest("Region", {{"match", {{"isps", {"Tele Com"}}}},
+                                      {"nodes", {"n"}}}),
+                  "Region/x", "spec.match.isps[0]", ""},
         ErrorCase{"StepWithoutPercent",
                   Manifest("Canary", {{"domain", "d"},
                                       {"node", "n"},

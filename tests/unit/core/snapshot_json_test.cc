@@ -73,6 +73,7 @@ Snapshot Sample() {
   east.match.countries = {"CN"};
   east.match.subdivisions = {"CN-SH"};
   east.match.asns = {4134};
+  east.match.isps = {"telecom"};
   east.match.cidrs = {Cidr("203.0.113.0/24"), Cidr("2001:db8:100::/48")};
   east.fallback_regions = {"cn-north"};
   SnapshotRegion north;
@@ -128,6 +129,7 @@ Snapshot Sample() {
   canary.node = 3;
   canary.percent = 5.5;
   s.canaries = {canary};
+  s.isp_sets = {{"telecom", {4134, 4812}, {"China Telecom", "\u7535\u4fe1"}}};
   return s;
 }
 
@@ -141,7 +143,7 @@ auto Key(const SnapshotNode& n) {
 auto Key(const SnapshotRegion& r) {
   const RegionMatch& m = r.match;
   return std::tie(r.name, r.area, r.isp, r.fallback_regions, m.countries,
-                  m.subdivisions, m.asns, m.cidrs, m.catch_all);
+                  m.subdivisions, m.asns, m.isps, m.cidrs, m.catch_all);
 }
 auto Key(const SnapshotDomain& d) {
   return std::tie(d.name, d.fqdn, d.zone, d.strategy, d.max_answers,
@@ -163,7 +165,8 @@ bool SameSnapshot(const Snapshot& a, const Snapshot& b) {
              std::tie(b.format_version, b.version, b.generated_at_ms,
                       b.content_hash, b.routes) &&
          SameList(a.nodes, b.nodes) && SameList(a.regions, b.regions) &&
-         SameList(a.domains, b.domains) && SameList(a.canaries, b.canaries);
+         SameList(a.domains, b.domains) && SameList(a.canaries, b.canaries) &&
+         a.isp_sets == b.isp_sets;
 }
 
 std::string Dump(const std::vector<SnapshotError>& errors) {
@@ -289,6 +292,11 @@ INSTANTIATE_TEST_SUITE_P(
              }},
         Edit{"RegionMatchAsn",
              [](Snapshot& s) { s.regions[0].match.asns[0] = 4135; }},
+        Edit{"RegionMatchIsps",
+             [](Snapshot& s) { s.regions[0].match.isps.clear(); }},
+        Edit{"IspSetAsns", [](Snapshot& s) { s.isp_sets[0].asns[1] = 4813; }},
+        Edit{"IspSetNames",
+             [](Snapshot& s) { s.isp_sets[0].names.pop_back(); }},
         Edit{"RegionCatchAll",
              [](Snapshot& s) { s.regions[1].match.catch_all = false; }},
         Edit{"RegionFallbacks",
@@ -522,6 +530,27 @@ INSTANTIATE_TEST_SUITE_P(
         RejectCase{"DomainFallbackRouteWithoutFallback",
                    FromStruct([](Snapshot& s) { s.domains[0].fallback = {}; }),
                    "domains[0].routes[2]", "no fallback"},
+        RejectCase{"RegionUnknownIspSet", FromStruct([](Snapshot& s) {
+                     s.regions[0].match.isps = {"mobile"};
+                   }),
+                   "regions[0].match.isps[0]", "no ISP set named \"mobile\""},
+        RejectCase{"IspSetAsnsUnsorted", FromStruct([](Snapshot& s) {
+                     s.isp_sets[0].asns = {4812, 4134};
+                   }),
+                   "ispSets[0].asns[1]", "ascending, unique"},
+        RejectCase{"IspSetNamesRepeated", FromStruct([](Snapshot& s) {
+                     s.isp_sets[0].names = {"x", "x"};
+                   }),
+                   "ispSets[0].names[1]", "ascending, unique"},
+        RejectCase{"IspSetAsnZero", FromStruct([](Snapshot& s) {
+                     s.isp_sets[0].asns = {0, 4134};
+                   }),
+                   "ispSets[0].asns[0]", "AS 0"},
+        RejectCase{"IspSetsOutOfOrder", FromStruct([](Snapshot& s) {
+                     s.isp_sets.insert(s.isp_sets.begin(),
+                                       SnapshotIspSet{"unicom", {4837}, {}});
+                   }),
+                   "ispSets[1].name", "name order"},
         RejectCase{"NodeWithoutAddress", FromStruct([](Snapshot& s) {
                      s.nodes[1].addresses.clear();
                    }),

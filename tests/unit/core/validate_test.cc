@@ -14,7 +14,8 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 
-// Two nodes, two regions (r1 is the default), one domain, one rule, one canary.
+// Two nodes, two regions (r1 is the default; r2 matches on the built-in ISP
+// set telecom), one domain, one rule, one canary, one IspSet.
 World BaseWorld() {
   const json objects = json::parse(R"([
     {"kind": "Node", "metadata": {"name": "n1", "labels": {"app": "web"}},
@@ -25,7 +26,9 @@ World BaseWorld() {
     {"kind": "Region", "metadata": {"name": "r1"},
      "spec": {"nodes": ["n1", "n2"], "match": {"default": true}}},
     {"kind": "Region", "metadata": {"name": "r2"},
-     "spec": {"nodes": ["n2"], "match": {"countries": ["US"]}, "fallbackRegions": ["r1"]}},
+     "spec": {"nodes": ["n2"], "isp": "telecom",
+              "match": {"countries": ["US"], "isps": ["telecom"]},
+              "fallbackRegions": ["r1"]}},
     {"kind": "Domain", "metadata": {"name": "d1"},
      "spec": {"fqdn": "www.example.test", "zone": "example.test",
               "nodeSelector": {"matchLabels": {"app": "web"}}}},
@@ -33,7 +36,9 @@ World BaseWorld() {
      "spec": {"domain": "d1", "action": "Exclude", "node": "n1", "match": {"region": "r2"}}},
     {"kind": "Canary", "metadata": {"name": "c1"},
      "spec": {"domain": "d1", "node": "n2", "regions": ["r2"],
-              "steps": [{"percent": 5}, {"percent": 50}]}}
+              "steps": [{"percent": 5}, {"percent": 50}]}},
+    {"kind": "IspSet", "metadata": {"name": "idc"},
+     "spec": {"asns": [64512], "names": ["IDC"]}}
   ])");
   World world;
   std::vector<ManifestError> errors;
@@ -89,6 +94,7 @@ Region& R1(World& w) { return w.regions[0]; }
 Region& R2(World& w) { return w.regions[1]; }
 Rule& Ru(World& w) { return w.rules[0]; }
 Canary& C(World& w) { return w.canaries[0]; }
+IspSet& S(World& w) { return w.isp_sets[0]; }
 
 INSTANTIATE_TEST_SUITE_P(
     Mistakes, ValidateErrorTest,
@@ -214,6 +220,37 @@ INSTANTIATE_TEST_SUITE_P(
              },
              "Node/n1", "spec.healthCheck.flapDamping.halfLife",
              "longer than 0"},
+        Case{"RegionIspNotASet", [](World& w) { R2(w).isp = "telcom"; },
+             "Region/r2", "spec.isp",
+             "no ISP set named \"telcom\" (known: cernet, idc, mobile, "
+             "telecom, unicom;"},
+        Case{"RegionMatchesUnknownSet",
+             [](World& w) { R2(w).match.isps.push_back("cn2"); }, "Region/r2",
+             "spec.match.isps[1]", "no ISP set named \"cn2\""},
+        Case{"NodeIspNotASet", [](World& w) { N1(w).isp = "ct"; }, "Node/n1",
+             "spec.isp", "no ISP set named \"ct\""},
+        Case{"RuleIspNotASet", [](World& w) { Ru(w).isp = "uni"; },
+             "Rule/rule1", "spec.match.isp", "no ISP set named \"uni\""},
+        Case{"IspSetNamedAny", [](World& w) { S(w).meta.name = "any"; },
+             "IspSet/any", "metadata.name", "means every ISP"},
+        Case{"IspSetEmpty",
+             [](World& w) {
+               S(w).asns.clear();
+               S(w).names.clear();
+             },
+             "IspSet/idc", "spec", "needs asns or names"},
+        Case{"IspSetAsnZero", [](World& w) { S(w).asns.push_back(0); },
+             "IspSet/idc", "spec.asns[1]", "RFC 7607"},
+        Case{"IspSetEmptyName", [](World& w) { S(w).names.push_back(""); },
+             "IspSet/idc", "spec.names[1]", "must not be empty"},
+        Case{"IspSetReplacesNoBuiltin",
+             [](World& w) { S(w).replace_builtin = true; }, "IspSet/idc",
+             "spec.replaceBuiltin",
+             "no built-in set \"idc\" to replace (built-in: cernet, mobile, "
+             "telecom, unicom)"},
+        Case{"DuplicateIspSet",
+             [](World& w) { w.isp_sets.push_back(S(w)); }, "IspSet/idc",
+             "metadata.name", "duplicate IspSet name"},
         Case{"FlapDampingMaxSuppressBelowHalfLife",
              [](World& w) {
                N1(w).health_check->flap_damping.max_suppress_ms = 60'000;

@@ -68,7 +68,7 @@ nlohmann::json ExplainRegion(const Snapshot& s, const std::string& cidr) {
   req.name = "www.example.test";
   req.client = Ip(cidr);
   req.now_ms = kNow;
-  return Explain(s, Classifier(s.regions), req);
+  return Explain(s, Classifier(s), req);
 }
 
 TEST(VantageGroupTest, ARegionsGroupIsItsSelectorOrItsAreaAndIsp) {

@@ -55,7 +55,7 @@ TEST(ManifestLoaderTest, QuickstartLoadsWithoutErrors) {
   EXPECT_EQ(w.nodes[5].health_check->protocol, ProbeProtocol::kTcp);
 
   EXPECT_EQ(w.regions[0].match.subdivisions, std::vector<std::string>{"CN-GD"});
-  EXPECT_EQ(w.regions[0].match.asns, std::vector<uint32_t>{4134});
+  EXPECT_EQ(w.regions[0].match.isps, std::vector<std::string>{"telecom"});
   EXPECT_EQ(w.regions[2].match.countries, std::vector<std::string>{"US"});
   EXPECT_TRUE(w.regions[3].match.catch_all);
   EXPECT_EQ(w.regions[3].fallback_regions.size(), 3u);

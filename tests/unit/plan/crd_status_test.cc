@@ -43,6 +43,9 @@ FakeCluster BusyCluster() {
   o.canaries.push_back(testing::Object(
       "Canary", "bad-canary",
       {{"domain", "nope"}, {"node", "bj-01"}, {"steps", {{{"percent", 5}}}}}));
+  o.isp_sets.push_back(testing::Object("IspSet", "telecom",
+                                       {{"asns", {64512}}, {"names", {"CT"}}}));
+  o.isp_sets.push_back(testing::Object("IspSet", "bad-isp", {{"asns", {0}}}));
   auto report = [](const std::string& vantage, int64_t at, Health h) {
     return ReportObject(vantage, at,
                         {NodeResult("bj-01", h, 5, kT0 - 600'000),
@@ -62,8 +65,8 @@ FakeCluster BusyCluster() {
 
 TEST(CrdStatus, EveryStatusWrittenFitsItsSchema) {
   std::map<std::string, CrdStatusSchema> schemas;
-  for (const char* kind :
-       {"Domain", "Region", "Node", "Rule", "Canary", "ProbeReport"}) {
+  for (const char* kind : {"Domain", "Region", "Node", "Rule", "Canary",
+                           "IspSet", "ProbeReport"}) {
     std::string file = kind;
     for (char& ch : file) ch = static_cast<char>(std::tolower(ch));
     schemas.emplace(kind, CrdStatusSchema(std::string(AX_SOURCE_DIR) +

@@ -249,7 +249,8 @@ TEST(PlanPublish, ScaleCaseFitsAndSettles) {
   EXPECT_THAT(plan.invalid_objects, IsEmpty());
   EXPECT_EQ(plan.summary.outcome, PublishOutcome::kPublished);
   EXPECT_LT(plan.summary.payload_bytes, kConfigMapMaxBytes);
-  EXPECT_EQ(plan.status_updates.size(), 1000u + 200 + 50 + 1 + 1 + 3);
+  // ... and the four IspSets MakeWorld declares.
+  EXPECT_EQ(plan.status_updates.size(), 1000u + 200 + 50 + 1 + 1 + 3 + 4);
   const Snapshot s = Served(c);
   EXPECT_THAT(ValidateSnapshot(s), IsEmpty());
   EXPECT_EQ(s.nodes.size(), 1000u);

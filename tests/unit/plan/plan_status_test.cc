@@ -200,6 +200,46 @@ TEST(PlanStatus, InvalidObjectsAreReportedAndTheRestIsPlanned) {
   EXPECT_THAT(c.Plan(kT0 + 1000).events, IsEmpty());
 }
 
+// An IspSet says what it resolved to and who matches on it; a bad one is left
+// out, and a Region matching on it with it, each saying why; the snapshot
+// carries only the sets a Region names.
+TEST(PlanStatus, IspSetsReportWhatTheyResolvedTo) {
+  FakeCluster c = SmallCluster();
+  c.state.regions[0]["spec"]["match"] = {{"countries", {"CN"}},
+                                         {"isps", {"telecom", "idc"}}};
+  c.state.isp_sets = {
+      testing::Object("IspSet", "telecom",
+                      {{"asns", {64512, 4134}}, {"names", {"CT"}}}),
+      testing::Object("IspSet", "idc", {{"names", {"IDC"}}}),
+      testing::Object("IspSet", "spare", {{"asns", {65000}}})};
+  c.Step(kT0);
+  const Snapshot s = *ParseRouteTableConfigMap(*c.state.route_table).snapshot;
+  ASSERT_EQ(s.isp_sets.size(), 2u);
+  EXPECT_EQ(s.isp_sets[0], (SnapshotIspSet{"idc", {}, {"IDC"}}));
+  EXPECT_EQ(s.isp_sets[1].name, "telecom");
+  EXPECT_TRUE(std::binary_search(s.isp_sets[1].asns.begin(),
+                                 s.isp_sets[1].asns.end(), 64512u));
+
+  const json& telecom = c.Status("IspSet", "telecom");
+  EXPECT_EQ(telecom["asns"], s.isp_sets[1].asns.size());
+  EXPECT_EQ(telecom["regions"], json({"south"}));
+  EXPECT_EQ(ConditionOf(telecom, "Ready")["reason"], "ExtendsBuiltin");
+  EXPECT_EQ(ConditionOf(c.Status("IspSet", "idc"), "Ready")["message"],
+            "0 ASNs and 1 name; 1 Region matches clients on it");
+  EXPECT_EQ(ConditionOf(c.Status("IspSet", "spare"), "Ready")["message"],
+            "1 ASN and 0 names; no Region matches clients on it");
+
+  c.EditSpec("IspSet", "idc", {{"names", json::array()}});
+  const Plan plan = c.Step(kT0 + 1000);
+  EXPECT_THAT(EventLines(plan),
+              IsSupersetOf({"IspSet/idc Warning InvalidSpec",
+                            "Region/south Warning InvalidSpec"}));
+  EXPECT_THAT(plan.invalid_objects.at("Region/south").front().ToString(),
+              HasSubstr("spec.match.isps[1]: no ISP set named \"idc\""));
+  EXPECT_EQ(ConditionOf(c.Status("IspSet", "idc"), "Ready")["reason"],
+            "InvalidSpec");
+}
+
 // The CRD keeps results an atomic list (cheap to apply), so the apiserver
 // lets a report list a node twice: the plan leaves that report out, says
 // which entry in its Ready condition, and counts the other vantage's votes.

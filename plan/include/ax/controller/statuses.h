@@ -73,6 +73,9 @@ void PlanRegionStatuses(const StatusInputs& in, StatusOutput& out);
 void PlanRuleStatuses(const StatusInputs& in, StatusOutput& out);
 // phase, percent, step, stepStartedAt; Ready. Events on phase changes.
 void PlanCanaryStatuses(const StatusInputs& in, StatusOutput& out);
+// ready, asns, names, regions; Ready (Declared, ExtendsBuiltin,
+// ReplacesBuiltin).
+void PlanIspSetStatuses(const StatusInputs& in, StatusOutput& out);
 // stale; Ready (Counted, Stale, CutOff, Superseded).
 void PlanProbeReportStatuses(const StatusInputs& in, StatusOutput& out);
 

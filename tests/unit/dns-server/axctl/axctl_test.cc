@@ -34,11 +34,12 @@ TEST(ExplainTextTest, QuickstartExplanationReadsTopToBottom) {
   req.geo.country = "CN";
   req.geo.subdivision = "CN-GD";
   req.geo.asn = 4134;
-  nlohmann::json e = Explain(*snapshot, Classifier(snapshot->regions), req);
+  nlohmann::json e = Explain(*snapshot, Classifier(*snapshot), req);
   const std::string text = ExplanationToText(e);
   for (const char* part :
        {"query       www.example.test from 113.108.1.1",
-        "classified  subdivision CN-GD + ASN 4134 -> region cn-south-telecom",
+        "classified  subdivision CN-GD + ISP set telecom (ASN 4134) -> region "
+        "cn-south-telecom",
         "rule        www-exclude-gz-02", "gz-01", "pick        [\"gz-01\"]",
         "ttl         300 (steady)"}) {
     EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;

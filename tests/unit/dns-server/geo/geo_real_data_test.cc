@@ -1,6 +1,7 @@
 // The real dbip city databases (IPv4 and IPv6 files) plus the ASN database our
 // tool converts from @ip-location-db/asn, as scripts/setup.sh leaves them:
-// known public addresses classified end to end with the quickstart regions.
+// known public addresses classified end to end with the quickstart regions,
+// and the carriers' resolvers in four provinces by the built-in ISP sets.
 // Skipped only when the data is absent (setup always fetches it).
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "ax/classify.h"
+#include "ax/isp_sets.h"
 #include "geo/geo_resolver.h"
 #include "geo_test_support.h"
 
@@ -25,21 +27,27 @@ using testing::RealGeoDir;
 using Detail = GeoResolver::Detail;
 using Mode = GeoResolver::Mode;
 
-// examples/quickstart/regions.yaml, match sections only.
-std::vector<SnapshotRegion> QuickstartRegions() {
-  auto region = [](const char* name, RegionMatch match) {
-    SnapshotRegion r;
-    r.name = name;
-    r.match = std::move(match);
-    return r;
+SnapshotRegion Region(std::string name, RegionMatch match) {
+  SnapshotRegion r;
+  r.name = std::move(name);
+  r.match = std::move(match);
+  return r;
+}
+
+// examples/quickstart/regions.yaml, match sections only, with the built-in
+// ISP sets.
+Snapshot QuickstartSnapshot() {
+  Snapshot s;
+  s.regions = {
+      Region("cn-south-telecom",
+             {.subdivisions = {"CN-GD"}, .isps = {"telecom"}}),
+      Region("cn-north-unicom",
+             {.subdivisions = {"CN-BJ"}, .isps = {"unicom"}}),
+      Region("us-west", {.countries = {"US"}}),
+      Region("global", {.catch_all = true}),
   };
-  return {
-      region("cn-south-telecom", {.subdivisions = {"CN-GD"}, .asns = {4134}}),
-      region("cn-north-unicom",
-             {.subdivisions = {"CN-BJ"}, .asns = {4837, 4808}}),
-      region("us-west", {.countries = {"US"}}),
-      region("global", {.catch_all = true}),
-  };
+  s.isp_sets = ResolveIspSets({});
+  return s;
 }
 
 class RealGeoDataTest : public ::testing::Test {
@@ -82,8 +90,8 @@ std::shared_ptr<const GeoResolver> RealGeoDataTest::direct_;
 std::shared_ptr<const GeoResolver> RealGeoDataTest::compiled_;
 
 TEST_F(RealGeoDataTest, ClassifiesKnownAddresses) {
-  const std::vector<SnapshotRegion> regions = QuickstartRegions();
-  const Classifier classifier(regions);
+  const Snapshot snapshot = QuickstartSnapshot();
+  const Classifier classifier(snapshot);
   struct Case {
     const char* ip;
     const char* country;
@@ -117,8 +125,58 @@ TEST_F(RealGeoDataTest, ClassifiesKnownAddresses) {
     EXPECT_LE(geo.geo_prefix_length, A(c.ip).BitLength());
     Classification result = classifier.Classify(A(c.ip), geo);
     ASSERT_NE(result.region, kNoIndex);
-    EXPECT_EQ(regions[result.region].name, c.region)
-        << Describe(result, regions, geo);
+    EXPECT_EQ(snapshot.regions[result.region].name, c.region)
+        << Describe(result, snapshot, geo);
+  }
+}
+
+// Each carrier's public resolvers (what an authoritative server sees as the
+// client when there is no ECS) in four provinces, into a Region per (province,
+// carrier) that names only the built-in ISP set: no ASN written anywhere.
+// Among them are the carriers' provincial networks (AS4812 Shanghai Telecom,
+// AS4847 Beijing Telecom, AS17621 Shanghai Unicom, AS24400 Shanghai Mobile,
+// AS56048, ...), which a Region listing the backbone ASNs would miss.
+TEST_F(RealGeoDataTest, CarriersClassifyByIspSetAlone) {
+  Snapshot snapshot;
+  for (const char* province : {"GD", "BJ", "SH", "SC"}) {
+    for (const char* isp : {"telecom", "unicom", "mobile"}) {
+      snapshot.regions.push_back(Region(
+          std::string(province) + "-" + isp,
+          {.subdivisions = {std::string("CN-") + province}, .isps = {isp}}));
+    }
+  }
+  snapshot.regions.push_back(Region("rest", {.catch_all = true}));
+  snapshot.isp_sets = ResolveIspSets({});
+  const Classifier classifier(snapshot);
+  const struct {
+    const char* ip;
+    const char* region;
+  } cases[] = {
+      {"202.96.128.86", "GD-telecom"},   // Guangdong Telecom DNS, AS4134
+      {"221.5.88.88", "GD-unicom"},      // Guangdong Unicom DNS, AS17816
+      {"211.136.192.6", "GD-mobile"},    // Guangdong Mobile DNS, AS56040
+      {"219.141.136.10", "BJ-telecom"},  // Beijing Telecom DNS, AS4847
+      {"202.106.0.20", "BJ-unicom"},     // Beijing Unicom DNS, AS4808
+      {"221.130.33.52", "BJ-mobile"},    // Beijing Mobile DNS, AS56048
+      {"202.96.209.133", "SH-telecom"},  // Shanghai Telecom DNS, AS4812
+      {"210.22.70.3", "SH-unicom"},      // Shanghai Unicom DNS, AS17621
+      {"211.136.112.50", "SH-mobile"},   // Shanghai Mobile DNS, AS24400
+      {"61.139.2.69", "SC-telecom"},     // Sichuan Telecom DNS, AS4134
+      {"119.6.6.6", "SC-unicom"},        // Sichuan Unicom DNS, AS4837
+      {"183.221.120.1", "SC-mobile"},    // Chengdu, China Mobile AS9808
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.ip);
+    GeoInfo geo;
+    ASSERT_TRUE(compiled_->Lookup(A(c.ip), geo, Detail::kClassify));
+    const Classification result = classifier.Classify(A(c.ip), geo);
+    ASSERT_NE(result.region, kNoIndex);
+    const std::string why = Describe(result, snapshot, geo);
+    EXPECT_EQ(snapshot.regions[result.region].name, c.region) << why;
+    const std::string carrier =
+        std::string(c.region).substr(std::string(c.region).find('-') + 1);
+    EXPECT_NE(why.find("ISP set " + carrier + " (ASN "), std::string::npos)
+        << why;
   }
 }
 

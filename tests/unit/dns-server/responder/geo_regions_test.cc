@@ -73,7 +73,7 @@ TEST(GeoRegionMapTest, MatchesTheLookupOnTestDatabases) {
       Region("unicom", {.asns = {4837}}),
       Region("default", {.catch_all = true}),
   };
-  const Classifier classifier(regions);
+  const Classifier classifier(regions, {});
   const auto map = GeoRegionMap::Build(classifier, *geo);
   ASSERT_NE(map, nullptr);
   EXPECT_EQ(map->generation(), geo->generation());
@@ -127,7 +127,7 @@ TEST(GeoRegionMapTest, MatchesTheLookupOnRealData) {
       Region("us-west", {.countries = {"US"}}),
       Region("global", {.catch_all = true}),
   };
-  const Classifier classifier(regions);
+  const Classifier classifier(regions, {});
   const auto map = GeoRegionMap::Build(classifier, *geo);
   ASSERT_NE(map, nullptr);
   // Four regions: far fewer ranges than the compiled databases hold.
