@@ -1,24 +1,19 @@
 // IpdbFile::ForEachNetwork: a depth-first walk of an ipdb search tree (format
 // in ipdb_file.h) that reports every leaf as a network, for compiling the
 // file into range tables. Lookups live in ipdb_file.cc.
+#include <array>
+
 #include "geo/ipdb_file.h"
+#include "geo/tree_walk.h"
 
 namespace ax::dns {
 
-class IpdbFile::Walker {
+class IpdbFile::Walker : public TreeWalk<Walker, uint32_t, IpdbNetwork> {
  public:
   Walker(const IpdbFile& db, IpFamily family,
          const std::function<bool(const IpdbNetwork&)>& visit,
          std::string* error)
-      : db_(db),
-        key_bits_(family == IpFamily::kV4 ? 32 : 64),
-        visit_(visit),
-        error_(error),
-        // A true tree has node_count + 1 leaves. Nodes may be shared (a
-        // packer could alias 6to4 or Teredo to the IPv4 tree, as MMDBs do),
-        // so allow some repetition, but not a file that aliases (or loops)
-        // its way to billions of leaves.
-        leaf_budget_(4 * (uint64_t{db.node_count_} + 1)) {}
+      : TreeWalk(family, db.node_count_, visit, error), db_(db) {}
 
   bool Run(IpFamily family) {
     const uint32_t start = family == IpFamily::kV4 ? db_.v4_start_ : 0;
@@ -26,31 +21,13 @@ class IpdbFile::Walker {
     return Walk(start, 0, 0);
   }
 
- private:
-  // `node` covers the networks below prefix `key`/`depth`.
-  bool Walk(uint32_t node, uint64_t key, int depth) {
-    for (int side = 0; side < 2; ++side) {
-      const uint32_t child = db_.Child(node, side);
-      const int child_depth = depth + 1;
-      const uint64_t child_key =
-          key | (static_cast<uint64_t>(side) << (key_bits_ - child_depth));
-      bool ok = true;
-      if (child >= db_.node_count_) {
-        ok = Leaf(child, child_key, child_depth);
-      } else if (child_depth < key_bits_) {
-        ok = Walk(child, child_key, child_depth);
-      } else if (key_bits_ == 64) {
-        IpdbNetwork network{.key = child_key, .prefix_length = 64};
-        network.deeper = true;
-        ok = Visit(network);
-      } else {
-        ok = Fail("search tree deeper than 32 bits under IPv4");
-      }
-      if (!ok) return false;
-    }
+  // TreeWalk's hooks: a child is a node index, below node_count a node.
+  bool ReadChildren(uint32_t node, std::array<uint32_t, 2>& children) {
+    children = {db_.Child(node, 0), db_.Child(node, 1)};
     return true;
   }
-
+  bool IsNode(uint32_t child) const { return child < db_.node_count_; }
+  static uint32_t NodeOf(uint32_t child) { return child; }
   bool Leaf(uint32_t node, uint64_t key, int depth) {
     IpdbNetwork network{.key = key, .prefix_length = depth};
     network.record.prefix_length = depth;
@@ -63,28 +40,8 @@ class IpdbFile::Walker {
     return Visit(network);
   }
 
-  bool Visit(const IpdbNetwork& network) {
-    if (leaf_budget_-- == 0) {
-      return Fail("search tree aliases too many subtrees (over " +
-                  std::to_string(4 * (uint64_t{db_.node_count_} + 1)) +
-                  " networks)");
-    }
-    if (visit_(network)) return true;
-    stopped_ = true;
-    return false;
-  }
-
-  bool Fail(std::string message) {
-    if (error_ != nullptr && !stopped_) *error_ = std::move(message);
-    return false;
-  }
-
+ private:
   const IpdbFile& db_;
-  const int key_bits_;
-  const std::function<bool(const IpdbNetwork&)>& visit_;
-  std::string* error_;
-  uint64_t leaf_budget_;
-  bool stopped_ = false;  // by the visitor, which has its own error
 };
 
 bool IpdbFile::ForEachNetwork(

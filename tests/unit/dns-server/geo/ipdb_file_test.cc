@@ -145,13 +145,7 @@ TEST(IpdbFileTest, WalkPartitionsTheSpaceAndAgreesWithLookups) {
     SCOPED_TRACE(family == IpFamily::kV4 ? "IPv4" : "IPv6");
     const int key_bits = family == IpFamily::kV4 ? 32 : 64;
     std::vector<IpdbNetwork> networks;
-    ASSERT_TRUE(db->ForEachNetwork(
-        family,
-        [&](const IpdbNetwork& network) {
-          networks.push_back(network);
-          return true;
-        },
-        &error))
+    ASSERT_TRUE(testing::CollectNetworks(*db, family, networks, &error))
         << error;
     EXPECT_EQ(testing::PartitionProblem(networks, key_bits), "");
     std::vector<std::string> found;
@@ -227,36 +221,28 @@ TEST(IpdbFileTest, LoopingTreeFailsLookupsAndWalk) {
 // Random bytes overwritten anywhere: the file is refused, or every lookup
 // and walk stays in bounds (the suite runs under ASan and UBSan too).
 TEST(IpdbFileTest, RandomCorruptionNeverReadsOutOfBounds) {
-  const std::string good = SampleImage().Bytes();
-  std::mt19937_64 rng(16);
   ScratchDir dir;
-  int opened = 0;
-  for (int i = 0; i < 500; ++i) {
-    std::string bytes = good;
-    for (int n = 1 + i % 4; n > 0; --n)
-      bytes[rng() % bytes.size()] = char(rng());
-    std::string error;
-    auto db = OpenBytes(dir, bytes, &error);
-    if (db == nullptr) {
-      EXPECT_NE(error.find("geo database "), std::string::npos) << error;
-      continue;
-    }
-    ++opened;
-    for (const char* ip : {"1.0.1.7", "9.9.9.9", "2001:db8::1", "::1"}) {
-      IpdbRecord record;
-      db->Lookup(A(ip), record);
-      IpdbFile::Field(record, 2);
-    }
-    for (const IpFamily family : {IpFamily::kV4, IpFamily::kV6}) {
-      db->ForEachNetwork(
-          family,
-          [](const IpdbNetwork& network) {
-            IpdbFile::Field(network.record, 1);
-            return true;
-          },
-          &error);
-    }
-  }
+  const int opened = testing::OpenCorruptCopies(
+      SampleImage().Bytes(), 16, 500,
+      [&](const std::string& bytes, std::string* error) {
+        return OpenBytes(dir, bytes, error);
+      },
+      [](const IpdbFile& db) {
+        for (const char* ip : {"1.0.1.7", "9.9.9.9", "2001:db8::1", "::1"}) {
+          IpdbRecord record;
+          db.Lookup(A(ip), record);
+          IpdbFile::Field(record, 2);
+        }
+        for (const IpFamily family : {IpFamily::kV4, IpFamily::kV6}) {
+          db.ForEachNetwork(
+              family,
+              [](const IpdbNetwork& network) {
+                IpdbFile::Field(network.record, 1);
+                return true;
+              },
+              nullptr);
+        }
+      });
   EXPECT_GT(opened, 25);  // corruption in records or unused nodes is legal
 }
 

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -188,6 +189,46 @@ std::string PartitionProblem(const std::vector<Network>& networks,
     next = (networks[i].key | host) + 1;
   }
   return covered ? "" : "the networks stop at " + std::to_string(next);
+}
+
+// Every network of `db`'s walk of `family` (IpdbNetwork, MmdbNetwork...),
+// in walk order; false with `error` when the walk failed.
+template <typename Db, typename Network>
+bool CollectNetworks(const Db& db, IpFamily family,
+                     std::vector<Network>& networks, std::string* error) {
+  return db.ForEachNetwork(
+      family,
+      [&](const Network& network) {
+        networks.push_back(network);
+        return true;
+      },
+      error);
+}
+
+// `count` seeded corruptions of `good` (1 to 4 bytes overwritten each),
+// opened with `open(bytes, &error)`: each is refused naming the file, or
+// handed to `use(db)`, which must stay in bounds (the suites also run under
+// ASan and UBSan). Returns how many opened.
+template <typename Open, typename Use>
+int OpenCorruptCopies(const std::string& good, uint64_t seed, int count,
+                      Open open, Use use) {
+  std::mt19937_64 rng(seed);
+  int opened = 0;
+  for (int i = 0; i < count; ++i) {
+    std::string bytes = good;
+    for (int n = 1 + i % 4; n > 0; --n) {
+      bytes[rng() % bytes.size()] = static_cast<char>(rng());
+    }
+    std::string error;
+    const auto db = open(bytes, &error);
+    if (db == nullptr) {
+      EXPECT_NE(error.find("geo database "), std::string::npos) << error;
+      continue;
+    }
+    ++opened;
+    use(*db);
+  }
+  return opened;
 }
 
 }  // namespace ax::dns::testing

@@ -233,13 +233,7 @@ TEST_F(ZhGeoRealDataTest, IpdbWalkPartitionsAndAgreesWithLookups) {
     std::vector<IpdbNetwork> networks;
     std::string error;
     const Clock::time_point start = Clock::now();
-    ASSERT_TRUE(ipdb_->ForEachNetwork(
-        family,
-        [&](const IpdbNetwork& network) {
-          networks.push_back(network);
-          return true;
-        },
-        &error))
+    ASSERT_TRUE(testing::CollectNetworks(*ipdb_, family, networks, &error))
         << error;
     const double walk_ms = MillisSince(start);
     ASSERT_EQ(testing::PartitionProblem(networks, key_bits), "");
