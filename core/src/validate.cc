@@ -291,9 +291,9 @@ class Checker {
         Error(s, Indexed("spec.names", i), "must not be empty");
       }
     }
+    if (!s.replace_builtin) return;
     const std::vector<std::string> builtin = BuiltinIspSetNames();
-    if (s.replace_builtin && std::find(builtin.begin(), builtin.end(),
-                                       s.meta.name) == builtin.end()) {
+    if (!std::binary_search(builtin.begin(), builtin.end(), s.meta.name)) {
       Error(s, "spec.replaceBuiltin",
             "there is no built-in set " + QuoteName(s.meta.name) +
                 " to replace (built-in: " + Join(builtin) + ")");

@@ -10,13 +10,16 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "ax/ip.h"
+#include "geo_test_support.h"
 
 namespace ax::dns::testing {
 
@@ -203,6 +206,31 @@ bool CollectNetworks(const Db& db, IpFamily family,
         return true;
       },
       error);
+}
+
+// A broken file and a part of the error that must name what is wrong.
+struct BrokenFile {
+  const char* name;
+  std::string bytes;
+  const char* message;
+};
+
+// Each of `cases`, written as NAME`extension`, is refused by File::Open with
+// an error naming the file and the problem.
+template <typename File>
+void ExpectEachRefused(std::span<const BrokenFile> cases,
+                       const std::string& extension) {
+  ScratchDir dir;
+  for (const BrokenFile& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = dir.File(c.name + extension);
+    std::ofstream(path, std::ios::binary) << c.bytes;
+    std::string error;
+    EXPECT_EQ(File::Open(path, &error), nullptr);
+    EXPECT_NE(error.find("geo database " + path + ": "), std::string::npos)
+        << error;
+    EXPECT_NE(error.find(c.message), std::string::npos) << error;
+  }
 }
 
 // `count` seeded corruptions of `good` (1 to 4 bytes overwritten each),
