@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Opt-in setup for the peer benchmark (tests/bench/peers/run.sh): the Debian peers
-# and dnsperf. Not needed to build or test Ax; run by the bench script, or by
+# Opt-in setup for the peer benchmark (tests/bench/peers/run.sh): the Debian peers,
+# dnsperf, and the libraries the release preset's benchmark targets build against
+# (they live beside the tests: gtest, Google Benchmark, ldns). Not needed to build or test Ax; run by the bench script, or by
 # `AX_SETUP_BENCH=1 scripts/setup.sh`. Idempotent.
 #
 # The packages' maintainer scripts would start knotd, nsd, gdnsd and pdns_server on
@@ -10,7 +11,8 @@
 # PID in its pidfile. Nothing else is touched.
 set -euo pipefail
 
-BENCH_PACKAGES=(knot nsd gdnsd pdns-server pdns-backend-bind dnsperf dnsutils)
+BENCH_PACKAGES=(knot nsd gdnsd pdns-server pdns-backend-bind dnsperf dnsutils
+  libgtest-dev libgmock-dev libbenchmark-dev libldns-dev)
 DAEMONS=(knot nsd gdnsd pdns)
 
 missing=()
