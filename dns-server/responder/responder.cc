@@ -37,26 +37,28 @@ uint16_t EchoedFlags(const Header& query) {
   return kFlagQr | (query.flags & bits);
 }
 
-// What RRL counts a response as within its class (rrl.h): the name (the
-// domain's index when it is a GSLB name, saving a hash of the name), type and
-// client subnet of an answer; the zone of an NXDOMAIN.
+// What RRL counts an answer as within its class (rrl.h): the name, type and
+// client subnet. Known before the answer is, so its bucket can be fetched
+// while the answer is built.
+uint64_t RrlAnswerKey(const ParsedQuery& q, const ClientAddress& client) {
+  uint64_t name = Fnv1a64(q.question.lower.key());
+  name ^= uint64_t{q.question.qtype} << 48;
+  if (client.from_ecs) {
+    const IpAddress& a = client.address;
+    uint64_t subnet = 0;
+    for (int i = 0; i < 8; ++i) subnet = subnet << 8 | a.bytes[i];
+    name = Mix64(name) ^ subnet ^ static_cast<uint64_t>(client.prefix_length);
+  }
+  return name;
+}
+
+// The same for any class: the zone of an NXDOMAIN, nothing for errors.
 uint64_t RrlResponse(RrlClass cls, const ServingState* state,
-                     const ParsedQuery& q, const ResponseInfo& info) {
+                     const ParsedQuery& q, const ClientAddress& client) {
   if (cls == RrlClass::kNxDomain) {
     return state ? state->FindZone(q.question.lower.key()) : 0;
   }
-  if (cls != RrlClass::kAnswer) return 0;
-  uint64_t name = info.domain != kNoIndex ? Mix64(info.domain)
-                                          : Fnv1a64(q.question.lower.key());
-  name ^= uint64_t{q.question.qtype} << 48;
-  if (info.client.from_ecs) {
-    const IpAddress& a = info.client.address;
-    uint64_t subnet = 0;
-    for (int i = 0; i < 8; ++i) subnet = subnet << 8 | a.bytes[i];
-    name =
-        Mix64(name) ^ subnet ^ static_cast<uint64_t>(info.client.prefix_length);
-  }
-  return name;
+  return cls == RrlClass::kAnswer ? RrlAnswerKey(q, client) : 0;
 }
 
 }  // namespace
@@ -108,6 +110,12 @@ size_t Responder::Respond(const ServingState* state, GeoRefs geo,
   const ClientAddress client = ChooseClientAddress(
       source, edns, options_.ecs_max_v4, options_.ecs_max_v6);
   info.client = client;
+  const bool limited = rrl_ && meta.transport == Transport::kUdp;
+  // Most responses are answers: their bucket is a cache miss in a table of
+  // megabytes, fetched now so that it arrives while the answer is built.
+  if (limited && answerable) {
+    rrl_->Prefetch(source, RrlClass::kAnswer, RrlAnswerKey(q, client));
+  }
   AnswerOutcome outcome;
   if (q.header.opcode() != kOpcodeQuery) {
     outcome.rcode = kRcodeNotImp;  // RFC 1035 §4.1.1
@@ -128,10 +136,10 @@ size_t Responder::Respond(const ServingState* state, GeoRefs geo,
   // Limited as what the response is (rrl.h), so it is judged after the
   // answer is known.
   bool truncated = false;
-  if (rrl_ && meta.transport == Transport::kUdp) {
+  if (limited) {
     const RrlClass cls = RrlClassOf(outcome.rcode);
     const RrlVerdict verdict = rrl_->Check(
-        source, cls, RrlResponse(cls, state, q, info), meta.mono_us);
+        source, cls, RrlResponse(cls, state, q, client), meta.mono_us);
     info.rrl_limited = verdict != RrlVerdict::kAllow;
     if (verdict == RrlVerdict::kDrop) {
       info.dropped = true;

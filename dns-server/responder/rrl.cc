@@ -44,7 +44,8 @@ RrlClass RrlClassOf(uint16_t rcode) {
 RateLimiter::RateLimiter(const RrlOptions& options)
     : options_(options),
       mask_(std::bit_ceil(std::max<uint64_t>(2, options.table_size)) - 1),
-      buckets_(new std::atomic<uint64_t>[mask_ + 1]) {
+      table_((mask_ + 1) * sizeof(uint64_t)),
+      buckets_(static_cast<uint64_t*>(table_.data())) {
   const uint32_t per_second[] = {options.responses_per_second,
                                  options.nxdomains_per_second,
                                  options.errors_per_second};
@@ -55,22 +56,33 @@ RateLimiter::RateLimiter(const RrlOptions& options)
     r.tolerance_us = std::max(
         r.interval_us, (options.burst ? options.burst : rate) * r.interval_us);
   }
-  for (uint64_t i = 0; i <= mask_; ++i)
-    buckets_[i].store(0, std::memory_order_relaxed);
+}
+
+uint64_t RateLimiter::Key(const IpAddress& source, RrlClass cls,
+                          uint64_t response) const {
+  // Errors of a prefix share one budget whatever the question.
+  const uint64_t what = cls == RrlClass::kError ? 0 : response;
+  return Mix64(PrefixKey(source, options_) ^
+               Mix64(what ^ (uint64_t{1} + static_cast<uint64_t>(cls)) << 56));
+}
+
+void RateLimiter::Prefetch(const IpAddress& source, RrlClass cls,
+                           uint64_t response) const {
+  if (options_.enabled) {
+    __builtin_prefetch(Pair(Key(source, cls, response)), /*rw=*/1);
+  }
 }
 
 RrlVerdict RateLimiter::Check(const IpAddress& source, RrlClass cls,
                               uint64_t response, uint64_t now) {
   if (!options_.enabled) return RrlVerdict::kAllow;
   const Rate& rate = rates_[static_cast<int>(cls)];
-  // Errors of a prefix share one budget whatever the question.
-  const uint64_t what = cls == RrlClass::kError ? 0 : response;
-  const uint64_t key =
-      Mix64(PrefixKey(source, options_) ^
-            Mix64(what ^ (uint64_t{1} + static_cast<uint64_t>(cls)) << 56));
+  const uint64_t key = Key(source, cls, response);
   const uint64_t now_us = std::min(now, kTimeMask);
   const uint64_t tag = key >> kTagShift;
-  std::atomic<uint64_t>* pair = &buckets_[key & mask_ & ~uint64_t{1}];
+  uint64_t* words = Pair(key);
+  const std::atomic_ref<uint64_t> pair[2] = {std::atomic_ref(words[0]),
+                                             std::atomic_ref(words[1])};
   for (int attempt = 0; attempt < kCasAttempts; ++attempt) {
     uint64_t seen[2] = {pair[0].load(std::memory_order_relaxed),
                         pair[1].load(std::memory_order_relaxed)};
