@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 
 #include "ax/isp_sets.h"
 
@@ -25,6 +26,9 @@ Classifier::Classifier(const std::vector<SnapshotRegion>& regions,
     const RegionMatch& match = regions[r].match;
     // A CIDR already claimed stays with the earlier region (see header).
     for (const IpPrefix& cidr : match.cidrs) cidrs_.Insert(cidr, r);
+    for (const std::string& city : match.cities) {
+      AddRegion(by_city_[city], r);
+    }
     for (const std::string& s : match.subdivisions) {
       AddRegion(by_subdivision_[s], r);
     }
@@ -38,7 +42,8 @@ Classifier::Classifier(const std::vector<SnapshotRegion>& regions,
       for (uint32_t asn : set->asns) AddRegion(by_asn_[asn], r);
       for (const std::string& n : set->names) AddRegion(by_isp_name_[n], r);
     }
-    if (!match.subdivisions.empty() || !match.countries.empty()) {
+    if (!match.cities.empty() || !match.subdivisions.empty() ||
+        !match.countries.empty()) {
       declares_[r] |= kDeclaresGeo;
     }
     if (!match.asns.empty() || !match.isps.empty()) {
@@ -51,7 +56,7 @@ Classifier::Classifier(const std::vector<SnapshotRegion>& regions,
 
 bool Classifier::SameGeoStep(const Classifier& other) const {
   // Exactly what MatchGeo reads.
-  return declares_ == other.declares_ &&
+  return declares_ == other.declares_ && by_city_ == other.by_city_ &&
          by_subdivision_ == other.by_subdivision_ &&
          by_country_ == other.by_country_ && by_asn_ == other.by_asn_ &&
          by_isp_name_ == other.by_isp_name_;
@@ -70,15 +75,58 @@ const Classifier::RegionList* Classifier::FindAsn(uint32_t asn) const {
   return it == by_asn_.end() ? nullptr : &it->second;
 }
 
+const Classifier::RegionList* Classifier::FindCity(
+    std::string_view place, std::string_view city) const {
+  // A stack key: the query path does not allocate. Longer names than any
+  // region may declare (manifest_formats.h) match nothing anyway.
+  char key[160];
+  if (by_city_.empty() || place.empty() || city.empty() ||
+      place.size() + 1 + city.size() > sizeof key) {
+    return nullptr;
+  }
+  std::memcpy(key, place.data(), place.size());
+  key[place.size()] = '/';
+  std::memcpy(key + place.size() + 1, city.data(), city.size());
+  return Find(by_city_, {key, place.size() + 1 + city.size()});
+}
+
+const Classifier::RegionList* Classifier::FindIspName(
+    std::string_view isp) const {
+  // The longest indexed name `isp` begins with (isp_sets.h), cut at UTF-8
+  // character boundaries only.
+  for (size_t length = isp.size(); length > 0; --length) {
+    if (length < isp.size() &&
+        (static_cast<uint8_t>(isp[length]) & 0xc0) == 0x80) {
+      continue;
+    }
+    if (const RegionList* hit = Find(by_isp_name_, isp.substr(0, length))) {
+      return hit;
+    }
+  }
+  return nullptr;
+}
+
 Classifier::GeoMatch Classifier::MatchGeo(const GeoInfo& geo) const {
-  enum { kSubdivision, kCountry, kAsn, kIspName, kLists };
+  enum {
+    kCityInSubdivision,
+    kCityInCountry,
+    kSubdivision,
+    kCountry,
+    kAsn,
+    kIspName,
+    kLists
+  };
   // Only regions listing one of the client's keys can match. Merging the
   // ascending lists visits each such region once, in region order, with which
   // lists named it; keeping only strictly better scores makes ties go to the
   // first region.
   const std::array<const RegionList*, kLists> lists = {
-      Find(by_subdivision_, geo.subdivision), Find(by_country_, geo.country),
-      FindAsn(geo.asn), Find(by_isp_name_, geo.isp)};
+      FindCity(geo.subdivision, geo.city),
+      FindCity(geo.country, geo.city),
+      Find(by_subdivision_, geo.subdivision),
+      Find(by_country_, geo.country),
+      FindAsn(geo.asn),
+      FindIspName(geo.isp)};
   std::array<size_t, kLists> pos = {};
   std::array<uint32_t, kLists>
       heads;  // each list's current entry; kNoIndex at the end
@@ -97,14 +145,16 @@ Classifier::GeoMatch Classifier::MatchGeo(const GeoInfo& geo) const {
       hit[i] = heads[i] == r;
       if (hit[i]) advance(i);
     }
-    const bool geo_ok =
-        !(declares_[r] & kDeclaresGeo) || hit[kSubdivision] || hit[kCountry];
+    const bool city = hit[kCityInSubdivision] || hit[kCityInCountry];
+    const bool geo_ok = !(declares_[r] & kDeclaresGeo) || city ||
+                        hit[kSubdivision] || hit[kCountry];
     const bool isp_ok =
         !(declares_[r] & kDeclaresIsp) || hit[kAsn] || hit[kIspName];
     if (!geo_ok || !isp_ok) continue;
-    uint8_t score = hit[kSubdivision] ? kGeoSubdivision
-                    : hit[kCountry]   ? kGeoCountry
-                                      : 0;
+    uint8_t score = city                ? kGeoCity
+                    : hit[kSubdivision] ? kGeoSubdivision
+                    : hit[kCountry]     ? kGeoCountry
+                                        : 0;
     if (declares_[r] & kDeclaresIsp) score += kGeoIsp;
     if (score > best_score) {
       best = r;
@@ -173,9 +223,20 @@ std::string Describe(const Classification& c, const Snapshot& snapshot,
              regions[c.region].name;
     case Step::kGeo: {
       std::string why;
-      if (c.specificity & kGeoSubdivision) {
+      const uint8_t level = c.specificity & ~kGeoIsp;
+      if (level == kGeoCity) {
+        // The key the region named: subdivision-qualified when it has it.
+        const RegionMatch& m = regions[c.region].match;
+        const std::string by_subdivision =
+            std::string(geo.subdivision) + "/" + std::string(geo.city);
+        why = "city " +
+              (std::find(m.cities.begin(), m.cities.end(), by_subdivision) !=
+                       m.cities.end()
+                   ? by_subdivision
+                   : std::string(geo.country) + "/" + std::string(geo.city));
+      } else if (level == kGeoSubdivision) {
         why = "subdivision " + std::string(geo.subdivision);
-      } else if (c.specificity & kGeoCountry) {
+      } else if (level == kGeoCountry) {
         why = "country " + std::string(geo.country);
       }
       if (c.specificity & kGeoIsp) {

@@ -116,6 +116,7 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
   nlohmann::json geo = {{"country", req.geo.country},
                         {"subdivision", req.geo.subdivision},
                         {"asn", req.geo.asn}};
+  if (!req.geo.city.empty()) geo["city"] = req.geo.city;
   if (!req.geo.isp.empty()) geo["isp"] = req.geo.isp;
   if (req.geo.has_location)
     geo["location"] = {req.geo.location.lat, req.geo.location.lon};

@@ -73,11 +73,18 @@ std::optional<IspMatch> MatchIsp(const RegionMatch& match,
                                 geo.asn) != match.asns.end()) {
     return IspMatch{};
   }
+  // The longest set name the database's name begins with (isp_sets.h).
+  std::string_view by_name;
+  for (const SnapshotIspSet& set : sets) {
+    for (const std::string& n : set.names) {
+      if (n.size() > by_name.size() && geo.isp.starts_with(n)) by_name = n;
+    }
+  }
   for (const std::string& name : match.isps) {
     const SnapshotIspSet* set = FindIspSet(sets, name);
     if (!set) continue;
     if (geo.asn != 0 && Contains(set->asns, geo.asn)) return IspMatch{set};
-    if (!geo.isp.empty() && Contains(set->names, std::string(geo.isp))) {
+    if (!by_name.empty() && Contains(set->names, std::string(by_name))) {
       return IspMatch{set, true};
     }
   }

@@ -86,6 +86,29 @@ std::string ReadSubdivisionCode(const std::string& text, std::string& out) {
             : "must be an ISO 3166-2 code like CN-GD, got \"" + text + "\"";
 }
 
+std::string ReadCityRef(const std::string& text, std::string& out) {
+  const size_t slash = text.find('/');
+  const std::string expected =
+      "must be SUBDIVISION/CITY or COUNTRY/CITY like CN-GD/Shenzhen, got \"" +
+      text + "\"";
+  if (slash == std::string::npos) return expected;
+  std::string qualifier;
+  const std::string place = text.substr(0, slash);
+  if (!ReadSubdivisionCode(place, qualifier).empty() &&
+      !ReadCountryCode(place, qualifier).empty()) {
+    return expected;
+  }
+  const std::string city = text.substr(slash + 1);
+  bool ok = !city.empty() && city.size() <= 128;
+  for (size_t i = 0; ok && i < city.size(); ++i) {
+    const auto c = static_cast<unsigned char>(city[i]);
+    ok = c != '/' && c >= 0x20 && c != 0x7f;
+  }
+  if (!ok) return expected;
+  out = qualifier + "/" + city;
+  return "";
+}
+
 std::string ReadUrlPath(const std::string& text, std::string& out) {
   out = text;
   return text.starts_with('/') ? ""

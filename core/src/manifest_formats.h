@@ -28,6 +28,9 @@ std::string ReadObjectName(const std::string& text, std::string& out);
 // ISO 3166-1 alpha-2 ("us" reads as "US") and ISO 3166-2 ("cn-gd" as "CN-GD").
 std::string ReadCountryCode(const std::string& text, std::string& out);
 std::string ReadSubdivisionCode(const std::string& text, std::string& out);
+// "CN-GD/Shenzhen" or "US/Ashburn": the qualifier as above (upper-cased),
+// then a city name of 1..128 bytes without '/' or control characters.
+std::string ReadCityRef(const std::string& text, std::string& out);
 // An absolute URL path ("/healthz") and an http(s) URL.
 std::string ReadUrlPath(const std::string& text, std::string& out);
 std::string ReadHttpUrl(const std::string& text, std::string& out);

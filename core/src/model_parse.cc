@@ -18,9 +18,10 @@ using manifest::Context, manifest::DecodeEnum, manifest::DecodeFormat,
     manifest::DecodeInt, manifest::DecodeJsonObjectText,
     manifest::DecodeMilliseconds, manifest::DecodeSeconds,
     manifest::DecodeStatusCodes, manifest::Describe, manifest::Fields,
-    manifest::ReadCountryCode, manifest::ReadHostname, manifest::ReadHttpUrl,
-    manifest::ReadObjectName, manifest::ReadSubdivisionCode, manifest::ReadTime,
-    manifest::ReadTokenRef, manifest::ReadUrlPath;
+    manifest::ReadCityRef, manifest::ReadCountryCode, manifest::ReadHostname,
+    manifest::ReadHttpUrl, manifest::ReadObjectName,
+    manifest::ReadSubdivisionCode, manifest::ReadTime, manifest::ReadTokenRef,
+    manifest::ReadUrlPath;
 using nlohmann::json;
 
 void ParseBody(Fields& top, Domain& d) {
@@ -87,6 +88,7 @@ void ParseBody(Fields& top, Region& r) {
     match.Read("countries", r.match.countries, &DecodeFormat<&ReadCountryCode>);
     match.Read("subdivisions", r.match.subdivisions,
                &DecodeFormat<&ReadSubdivisionCode>);
+    match.Read("cities", r.match.cities, &DecodeFormat<&ReadCityRef>);
     match.Read("asns", r.match.asns);
     match.Read("isps", r.match.isps, &DecodeFormat<&ReadObjectName>);
     match.Read("cidrs", r.match.cidrs);

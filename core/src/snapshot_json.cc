@@ -83,6 +83,7 @@ constexpr auto kNodeFields = [](auto& io, auto& n) {
 constexpr auto kMatchFields = [](auto& io, auto& m) {
   io("countries", m.countries);
   io("subdivisions", m.subdivisions);
+  io("cities", m.cities);
   io("asns", m.asns);
   io("isps", m.isps);
   io("cidrs", m.cidrs);

@@ -13,8 +13,8 @@
 #include "ax/explain.h"
 #include "ax/runtime/clock.h"
 #include "axctl/explain_text.h"
+#include "axctl/geo_flags.h"
 #include "axctl/world_source.h"
-#include "geo/geo_store.h"
 
 namespace ax {
 namespace {
@@ -74,26 +74,12 @@ int ExplainLocal(const Args& args, const IpAddress& client) {
   req.now_ms = runtime::WallMs();
   // Keeps the geo databases (and the views GeoInfo holds into them) alive.
   std::shared_ptr<const dns::GeoResolver> resolver;
-  if (args.Has("--geo-db")) {
-    // A few lookups: reading the files beats compiling them.
-    dns::GeoStoreConfig config{args.All("--geo-db"),
-                               args.All("--asn-db"),
-                               "",
-                               {},
-                               dns::GeoResolver::Mode::kDirect};
-    const std::string schema =
-        args.Has("--geo-schema") ? args.Get("--geo-schema") : "geoip2";
-    auto fields = dns::GeoFieldPathsForSchema(schema);
-    if (!fields) {
-      std::cerr << "--geo-schema: unknown schema '" << schema << "'\n";
-      return 2;
-    }
-    config.fields = *fields;
-    dns::GeoStore store(config);
-    store.ReloadIfChanged(dns::GeoStore::Clock::now());
-    resolver = store.Current();
+  if (HasGeoFiles(args)) {
+    std::string error;
+    resolver =
+        GeoResolverFromFlags(args, dns::GeoResolver::Mode::kDirect, &error);
     if (!resolver) {
-      std::cerr << "geo databases: " << store.status().last_error << "\n";
+      std::cerr << error << "\n";
       return 1;
     }
     resolver->Lookup(client, req.geo, dns::GeoResolver::Detail::kLocation);

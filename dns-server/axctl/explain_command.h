@@ -1,6 +1,6 @@
 // `axctl explain NAME --client IP ...`: asks a running ax-dns (--server URL) or
 // replays the decision locally from a snapshot file or manifests, with geo from
-// real databases (--geo-db/--asn-db) or given by hand.
+// real databases (geo_flags.h) or given by hand.
 #pragma once
 
 #include "axctl/args.h"
@@ -11,8 +11,10 @@ inline constexpr char kExplainUsage[] =
     "  axctl explain NAME --client IP [--ecs PREFIX/LEN] [--aaaa] [--json]\n"
     "        (--server URL\n"
     "         | (--snapshot FILE | --manifests PATH)\n"
-    "           [--geo-db FILE ... [--asn-db FILE ...] [--geo-schema "
-    "geoip2|dbip]\n"
+    "           [--geo-db FILE ... [--asn-db FILE ...] [--ipdb FILE ...]\n"
+    "            [--ip2region FILE ...] [--geo-schema geoip2|dbip]\n"
+    "            [--geo-field FIELD=PATH ...] [--geo-precedence "
+    "GROUP=KIND,...] [--geo-cities]\n"
     "            | --country CC --subdivision XX-YY --asn N --lat F --lon "
     "F])\n";
 

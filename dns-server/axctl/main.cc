@@ -1,9 +1,10 @@
 // axctl: the operator's command line.
-//   axctl validate PATH...            check manifests; every error, exit 1 on
-//   any axctl snapshot PATH... [--pretty] print the route-table snapshot they
-//   give axctl explain NAME --client IP    why this client gets these nodes
-//   (see
-//                                     explain_command.h for the sources)
+//   axctl validate PATH...              check manifests; every error, exit 1
+//   axctl snapshot PATH... [--pretty]   print the route-table snapshot
+//   axctl explain NAME --client IP      why this client gets these nodes
+//                                       (explain_command.h: the sources)
+//   axctl geodb lookup IP...            what each geo database says
+//                                       (geodb_command.h)
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "ax/snapshot_json.h"
 #include "axctl/args.h"
 #include "axctl/explain_command.h"
+#include "axctl/geodb_command.h"
 #include "axctl/world_source.h"
 
 namespace ax {
@@ -23,7 +25,7 @@ const std::string kUsage = std::string(
                                "manifests (files or directories)\n"
                                "  axctl snapshot PATH... [--pretty]      print "
                                "the route-table snapshot\n") +
-                           kExplainUsage;
+                           kExplainUsage + kGeodbUsage;
 
 int ValidateCommand(const Args& args) {
   World world;
@@ -55,11 +57,12 @@ int main(int argc, char** argv) {
     std::fputs(ax::kUsage.c_str(), command.empty() ? stderr : stdout);
     return command.empty() ? 2 : 0;
   }
-  const ax::Args args =
-      ax::ParseArgs(argc, argv, 2, {"--pretty", "--json", "--aaaa"});
+  const ax::Args args = ax::ParseArgs(
+      argc, argv, 2, {"--pretty", "--json", "--aaaa", "--geo-cities"});
   if (command == "validate") return ax::ValidateCommand(args);
   if (command == "snapshot") return ax::SnapshotCommand(args);
   if (command == "explain") return ax::ExplainCommand(args);
+  if (command == "geodb") return ax::GeodbCommand(args);
   std::cerr << "axctl: unknown command '" << command << "'\n" << ax::kUsage;
   return 2;
 }

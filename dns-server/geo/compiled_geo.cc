@@ -1,178 +1,136 @@
-// CompiledGeo: walks each database per family into a range list of decoded
-// values, overlays the databases in lookup order, joins geo with ASN, and
-// freezes the result into range tables.
+// CompiledGeo: walks each source per family into a range list of what it
+// says, merges the lists field group by field group in precedence order
+// (geo_precedence.h), and freezes the result into range tables.
 #include "geo/compiled_geo.h"
-
-#include <cstring>
-#include <functional>
-
-#include "geo/geo_resolver.h"
 
 namespace ax::dns {
 namespace {
 
-// Range values before the final join: no database record here; kDeeper
-// marks an IPv6 /64 the tree splits further (answered from the databases at
+// Range values before the freeze: no source says anything here; kDeeper
+// marks an IPv6 /64 a source splits further (answered from the sources at
 // query time).
 constexpr uint32_t kNoRecord = UINT32_MAX;
 constexpr uint32_t kDeeper = FamilyTables::kDeeper;
 
-bool Usable(const MmdbFile& db, IpFamily family) {
-  return family == IpFamily::kV4 || db.ip_version() == 6;
+// Appends `text` and a separator no database value holds.
+void AppendKey(std::string& key, std::string_view text) {
+  key.append(text).push_back('\0');
 }
 
-// The first database with a record wins (GeoResolver's lookup order).
-uint32_t Overlay(uint32_t first, uint32_t second) {
-  return first == kNoRecord ? second : first;
+std::string FactsKey(const GeoFacts& facts) {
+  std::string key;
+  AppendKey(key, facts.country);
+  AppendKey(key, facts.subdivision);
+  AppendKey(key, facts.city);
+  AppendKey(key, facts.isp);
+  key.append(reinterpret_cast<const char*>(&facts.asn), sizeof facts.asn);
+  return key;
 }
 
 }  // namespace
 
 class CompiledGeo::Builder {
  public:
-  Builder(const GeoDatabases& dbs, const GeoFieldPaths& paths, CompiledGeo& out,
+  Builder(const RankedSources& sources, bool cities, CompiledGeo& out,
           std::string* error)
-      : dbs_(dbs),
-        out_(out),
-        error_(error),
-        country_(ToCFieldPath(paths.country)),
-        subdivision_(ToCFieldPath(paths.subdivision)),
-        asn_(ToCFieldPath(paths.asn)) {}
+      : sources_(sources), cities_(cities), out_(out), error_(error) {}
 
   template <typename Key>
   bool Build(IpFamily family, RangeList<Key>& out) {
-    RangeList<Key> geo;
-    auto decode_geo = [this](const MmdbFile& db, const MmdbRecord& record,
-                             uint32_t& value) {
-      return DecodeGeo(db, record, value);
-    };
-    if (!Collect(dbs_.geo, family, decode_geo, geo)) return false;
-    if (dbs_.asn.empty()) {
-      out.clear();
-      for (const RangeStart<Key>& r : geo) {
-        AppendRange(out, r.start, r.value == kNoRecord ? Intern({}) : r.value);
-      }
-      return true;
+    RangeList<Key> combined{{0, kNoRecord}};
+    for (size_t s = 0; s < sources_.sources.size(); ++s) {
+      const GeoSource& source = *sources_.sources[s];
+      if (!source.Serves(family) || RanksNothing(sources_.ranks[s])) continue;
+      RangeList<Key> ranges;
+      if (!Walk(source, sources_.ranks[s], family, ranges)) return false;
+      std::unordered_map<uint64_t, uint32_t> merged;
+      combined =
+          CombineRanges(combined, ranges, [&](uint32_t held, uint32_t next) {
+            if (held == kDeeper || next == kDeeper) return kDeeper;
+            if (next == kNoRecord) return held;
+            if (held == kNoRecord) return next;
+            auto [it, added] = merged.try_emplace(uint64_t{held} << 32 | next);
+            if (added) {
+              RankedFacts facts = partials_[held];
+              facts.Merge(partials_[next]);
+              it->second = InternPartial(facts);
+            }
+            return it->second;
+          });
     }
-    RangeList<Key> asn;
-    auto decode_asn = [this](const MmdbFile& db, const MmdbRecord& record,
-                             uint32_t& value) {
-      return DecodeAsn(db, record, value);
-    };
-    if (!Collect(dbs_.asn, family, decode_asn, asn)) return false;
-    std::unordered_map<uint64_t, uint32_t> joined;
-    out = CombineRanges(geo, asn, [&](uint32_t g, uint32_t a) {
-      if (g == kDeeper || a == kDeeper) return kDeeper;
-      auto [it, added] = joined.try_emplace(uint64_t{g} << 32 | a);
-      if (added) {
-        Value value = g == kNoRecord ? Value{} : out_.values_[g];
-        value.asn = a == kNoRecord ? 0 : a;
-        it->second = Intern(value);
+    // The ranks only served the merge: neighbours that say the same merge
+    // now.
+    std::vector<uint32_t> frozen(partials_.size(), kNoRecord);
+    out.clear();
+    for (const RangeStart<Key>& r : combined) {
+      uint32_t value = r.value;
+      if (value == kNoRecord) {
+        value = Intern({});
+      } else if (value != kDeeper) {
+        if (frozen[value] == kNoRecord) {
+          frozen[value] = Intern(partials_[value].facts);
+        }
+        value = frozen[value];
       }
-      return it->second;
-    });
+      AppendRange(out, r.start, value);
+    }
     return true;
   }
 
  private:
-  using Decode =
-      std::function<bool(const MmdbFile&, const MmdbRecord&, uint32_t&)>;
-
-  // One partition for `family` from `dbs` in lookup order.
+  // One source's partition of `family`, its values what the source says
+  // about the groups it ranks in.
   template <typename Key>
-  bool Collect(const std::vector<std::shared_ptr<const MmdbFile>>& dbs,
-               IpFamily family, const Decode& decode, RangeList<Key>& out) {
-    out = {{0, kNoRecord}};
-    for (const std::shared_ptr<const MmdbFile>& db : dbs) {
-      if (!Usable(*db, family)) continue;
-      RangeList<Key> ranges;
-      if (!Walk(*db, family, decode, ranges)) return false;
-      out = CombineRanges(out, ranges, Overlay);
-    }
-    return true;
-  }
-
-  template <typename Key>
-  bool Walk(const MmdbFile& db, IpFamily family, const Decode& decode,
+  bool Walk(const GeoSource& source, const GeoRanks& ranks, IpFamily family,
             RangeList<Key>& out) {
     // Records are shared by many networks: decode each once.
-    std::unordered_map<uint32_t, uint32_t> decoded;
-    // Walking reads every page of the file; queries touch few of them again
-    // (IPv6 /64s split further, locations), so drop them from our memory.
-    struct Release {
-      const MmdbFile& db;
-      ~Release() { db.ReleasePages(); }
-    } release{db};
-    return db.ForEachNetwork(
+    std::unordered_map<uint64_t, uint32_t> decoded;
+    return source.Walk(
         family,
-        [&](const MmdbNetwork& network) {
+        [&](const GeoSourceRange& range, const GeoSource::Decode& decode) {
           uint32_t value = kNoRecord;
-          if (network.deeper) {
+          if (range.state == GeoSourceRange::State::kDeeper) {
             value = kDeeper;
-          } else if (network.record.found) {
-            auto [it, added] = decoded.try_emplace(network.record.entry.offset);
-            if (added && !decode(db, network.record, it->second)) {
-              return false;
+          } else if (range.state == GeoSourceRange::State::kRecord) {
+            auto [it, added] = decoded.try_emplace(range.record);
+            if (added) {
+              GeoFacts facts;
+              if (!decode(facts)) return false;
+              if (!cities_) facts.city = {};
+              RankedFacts ranked;
+              ranked.Merge(facts, ranks);
+              it->second = ranked.empty() ? kNoRecord : InternPartial(ranked);
             }
             value = it->second;
           }
-          AppendRange(out, static_cast<Key>(network.key), value);
+          AppendRange(out, static_cast<Key>(range.key), value);
           return true;
         },
         error_);
   }
 
-  bool DecodeGeo(const MmdbFile& db, const MmdbRecord& record,
-                 uint32_t& value) {
-    Value v;
-    std::string_view subdivision;
-    if (!Read(db, record, db.GetString(record, country_.data(), v.country)) ||
-        !Read(db, record,
-              db.GetString(record, subdivision_.data(), subdivision))) {
-      return false;
+  // Partial values view the sources' files, which outlive the build.
+  uint32_t InternPartial(const RankedFacts& facts) {
+    std::string key = FactsKey(facts.facts);
+    key.append(reinterpret_cast<const char*>(facts.ranks.data()),
+               facts.ranks.size());
+    auto [it, added] = partial_ids_.try_emplace(std::move(key));
+    if (added) {
+      it->second = static_cast<uint32_t>(partials_.size());
+      partials_.push_back(facts);
     }
-    if (!subdivision.empty()) {
-      v.subdivision = dbs_.subdivisions->ToIso(v.country, subdivision);
-    }
-    // Without ASN databases the ASN comes from the geo record itself.
-    if (dbs_.asn.empty() &&
-        !Read(db, record, db.GetUint32(record, asn_.data(), v.asn))) {
-      return false;
-    }
-    value = Intern(v);
-    return true;
+    return it->second;
   }
 
-  bool DecodeAsn(const MmdbFile& db, const MmdbRecord& record,
-                 uint32_t& value) {
-    uint32_t asn = 0;
-    if (!Read(db, record, db.GetUint32(record, asn_.data(), asn))) {
-      return false;
-    }
-    // The two top values are reserved ASNs (RFC 7300) and our markers.
-    value = asn >= kDeeper ? 0 : asn;
-    return true;
-  }
-
-  bool Read(const MmdbFile& db, const MmdbRecord& record, MmdbField field) {
-    if (field != MmdbField::kCorrupt) return true;
-    if (error_ != nullptr) {
-      *error_ = "geo database " + db.path() + ": record at data offset " +
-                std::to_string(record.entry.offset) + " does not decode";
-    }
-    return false;
-  }
-
-  uint32_t Intern(const Value& v) {
-    std::string key;
-    key.reserve(v.country.size() + v.subdivision.size() + 6);
-    key.append(v.country).push_back('\0');
-    key.append(v.subdivision).push_back('\0');
-    key.append(reinterpret_cast<const char*>(&v.asn), sizeof v.asn);
-    auto [it, added] = interned_.try_emplace(std::move(key));
+  uint32_t Intern(const GeoFacts& v) {
+    auto [it, added] = value_ids_.try_emplace(FactsKey(v));
     if (added) {
       it->second = static_cast<uint32_t>(out_.values_.size());
-      out_.values_.push_back({Own(v.country), Own(v.subdivision), v.asn});
+      out_.values_.push_back({.country = Own(v.country),
+                              .subdivision = Own(v.subdivision),
+                              .city = Own(v.city),
+                              .asn = v.asn,
+                              .isp = Own(v.isp)});
     }
     return it->second;
   }
@@ -181,17 +139,19 @@ class CompiledGeo::Builder {
     return *out_.strings_.emplace(text).first;
   }
 
-  const GeoDatabases& dbs_;
+  const RankedSources& sources_;
+  const bool cities_;
   CompiledGeo& out_;
   std::string* error_;
-  const CFieldPath country_, subdivision_, asn_;
-  std::unordered_map<std::string, uint32_t> interned_;
+  std::vector<RankedFacts> partials_;
+  std::unordered_map<std::string, uint32_t> partial_ids_;
+  std::unordered_map<std::string, uint32_t> value_ids_;
 };
 
 std::unique_ptr<const CompiledGeo> CompiledGeo::Compile(
-    const GeoDatabases& dbs, const GeoFieldPaths& paths, std::string* error) {
+    const RankedSources& sources, bool cities, std::string* error) {
   std::unique_ptr<CompiledGeo> compiled(new CompiledGeo());
-  Builder builder(dbs, paths, *compiled, error);
+  Builder builder(sources, cities, *compiled, error);
   RangeList<uint32_t> v4;
   RangeList<uint64_t> v6;
   if (!builder.Build(IpFamily::kV4, v4) || !builder.Build(IpFamily::kV6, v6)) {
@@ -215,7 +175,9 @@ void CompiledGeo::FillValue(uint32_t value, GeoInfo& geo) const {
   const Value& v = values_[value];
   geo.country = v.country;
   geo.subdivision = v.subdivision;
+  geo.city = v.city;
   geo.asn = v.asn;
+  geo.isp = v.isp;
 }
 
 CompiledGeo::Stats CompiledGeo::stats() const {

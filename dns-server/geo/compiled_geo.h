@@ -1,12 +1,13 @@
-// CompiledGeo: a set of geo and ASN databases compiled once, at load, into one
-// range table per address family whose values are (country, subdivision, ASN)
-// — gdnsd's approach. A query then costs one bucket index load and a short
-// binary search instead of two MMDB tree walks and five field decodes, and its
-// ECS scope is the widest block with the same classification inputs rather
-// than the database's (often much longer) network. Location is not compiled:
-// it differs per city and is read from the databases only when an answer
-// needs it (GeoResolver::Lookup). Database order and field rules are
-// GeoResolver's; this file only precomputes them.
+// CompiledGeo: a set of geo sources (MMDB location and ASN files, ipdb,
+// ip2region) compiled once, at load, into one range table per address family
+// whose values are (country, subdivision, city, ASN, carrier) — gdnsd's
+// approach. A query then costs one bucket index load and a short binary
+// search instead of a tree walk and field decodes per source, and its ECS
+// scope is the widest block with the same classification inputs rather than
+// a database's (often much longer) network. Location is not compiled: it
+// differs per coordinate and is read from the databases only when an answer
+// needs it (GeoResolver::Lookup). Which source supplies which field is
+// geo_precedence.h's rule; this file only precomputes it.
 #pragma once
 
 #include <cstdint>
@@ -20,28 +21,27 @@
 #include "ax/classify.h"
 #include "ax/ip.h"
 #include "geo/family_tables.h"
-#include "geo/geo_fields.h"
+#include "geo/geo_precedence.h"
 
 namespace ax::dns {
-
-struct GeoDatabases;
 
 class CompiledGeo {
  public:
   struct Stats {
     size_t v4_ranges = 0;
     size_t v6_ranges = 0;
-    size_t values = 0;  // distinct (country, subdivision, ASN)
+    size_t values = 0;  // distinct (country, subdivision, city, ASN, ISP)
     size_t bytes = 0;   // tables and values, approximately
   };
 
-  // Walks every database of `dbs` once per family it serves. Null with
-  // `error` (naming the file) when a search tree or a record is corrupt.
-  static std::unique_ptr<const CompiledGeo> Compile(const GeoDatabases& dbs,
-                                                    const GeoFieldPaths& paths,
-                                                    std::string* error);
+  // Walks every source once per family it serves. Null with `error`
+  // (naming the file) when a search tree or a record is corrupt.
+  // Without `cities`, the sources' cities are dropped (GeoDatabases::cities).
+  static std::unique_ptr<const CompiledGeo> Compile(
+      const RankedSources& sources, bool cities, std::string* error);
 
-  // Fills country, subdivision, asn and geo_prefix_length of `geo`. False
+  // Fills country, subdivision, city, asn, isp and geo_prefix_length of
+  // `geo`. False
   // when the address lies in an IPv6 /64 the databases split further: the
   // caller must then read the databases. Never allocates.
   bool Find(const IpAddress& ip, GeoInfo& geo) const;
@@ -55,11 +55,7 @@ class CompiledGeo {
   void FillValue(uint32_t value, GeoInfo& geo) const;
 
  private:
-  struct Value {
-    std::string_view country;
-    std::string_view subdivision;
-    uint32_t asn = 0;
-  };
+  using Value = GeoFacts;
   class Builder;
 
   CompiledGeo() = default;

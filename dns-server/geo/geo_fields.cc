@@ -18,7 +18,8 @@ std::optional<GeoFieldPaths> GeoFieldPathsForSchema(std::string_view schema) {
                          .subdivision = {"state1"},
                          .latitude = {"latitude"},
                          .longitude = {"longitude"},
-                         .asn = {"autonomous_system_number"}};
+                         .asn = {"autonomous_system_number"},
+                         .city = {"city"}};
   }
   return std::nullopt;
 }
@@ -60,11 +61,14 @@ bool SetFieldPath(GeoFieldPaths& paths, std::string_view assignment,
                                      : field == "latitude"  ? &paths.latitude
                                      : field == "longitude" ? &paths.longitude
                                      : field == "asn"       ? &paths.asn
+                                     : field == "city"      ? &paths.city
+                                     : field == "isp"       ? &paths.isp
                                                             : nullptr;
   if (target == nullptr) {
     if (error) {
       *error = "unknown geo field \"" + std::string(field) +
-               "\" (known: country, subdivision, latitude, longitude, asn)";
+               "\" (known: country, subdivision, latitude, longitude, asn, "
+               "city, isp)";
     }
     return false;
   }

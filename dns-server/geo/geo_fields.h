@@ -21,6 +21,9 @@ struct GeoFieldPaths {
   std::vector<std::string> latitude{"location", "latitude"};
   std::vector<std::string> longitude{"location", "longitude"};
   std::vector<std::string> asn{"autonomous_system_number"};
+  std::vector<std::string> city{"city", "names", "en"};
+  // The carrier's name (GeoIP2-ISP: "isp"); empty: not read.
+  std::vector<std::string> isp;
 
   bool operator==(const GeoFieldPaths&) const = default;
 };
@@ -41,7 +44,8 @@ std::optional<std::vector<std::string>> ParseFieldPath(std::string_view spec,
                                                        std::string* error);
 
 // Applies "FIELD=PATH" (FIELD one of country, subdivision, latitude,
-// longitude, asn) to `paths`. False with `error` set on a bad assignment.
+// longitude, asn, city, isp) to `paths`. False with `error` set on a bad
+// assignment.
 bool SetFieldPath(GeoFieldPaths& paths, std::string_view assignment,
                   std::string* error);
 

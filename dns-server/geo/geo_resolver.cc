@@ -1,6 +1,5 @@
-// GeoResolver: the compiled tables when present, else one lookup per database
-// family with fields read in place; the location always from the databases;
-// subdivisions mapped to ISO 3166-2.
+// GeoResolver: the compiled tables when present, else one lookup per source
+// merged by precedence; the location always from the location databases.
 #include "geo/geo_resolver.h"
 
 #include <malloc.h>
@@ -10,10 +9,6 @@
 
 namespace ax::dns {
 namespace {
-
-bool Usable(const MmdbFile& db, const IpAddress& ip) {
-  return ip.family == IpFamily::kV4 || db.ip_version() == 6;
-}
 
 uint64_t NextGeneration() {
   static std::atomic<uint64_t> next{1};
@@ -34,10 +29,10 @@ std::shared_ptr<const GeoResolver> GeoResolver::Create(GeoDatabases databases,
   std::shared_ptr<GeoResolver> resolver(
       new GeoResolver(std::move(databases), std::move(paths)));
   if (mode == Mode::kDirect) return resolver;
-  resolver->compiled_ =
-      CompiledGeo::Compile(resolver->databases_, resolver->paths_, error);
+  resolver->compiled_ = CompiledGeo::Compile(
+      resolver->sources_, resolver->databases_.cities, error);
   if (!resolver->compiled_) return nullptr;
-  // The build's scratch (per-database range lists, decode caches: about
+  // The build's scratch (per-source range lists, decode caches: about
   // 250 MB at the peak with dbip) is freed by now, but glibc keeps freed heap
   // pages resident: hand them back so memory is the tables, not the peak.
   ::malloc_trim(0);
@@ -51,28 +46,27 @@ GeoResolver::GeoResolver(GeoDatabases databases, GeoFieldPaths paths)
   if (!databases_.subdivisions) {
     databases_.subdivisions = SubdivisionTable::Builtin();
   }
-  // After paths_ has its final home: the C strings point into it.
-  country_ = ToCFieldPath(paths_.country);
-  subdivision_ = ToCFieldPath(paths_.subdivision);
+  // After paths_ and databases_ have their final home: the sources and the
+  // C strings point into them.
   latitude_ = ToCFieldPath(paths_.latitude);
   longitude_ = ToCFieldPath(paths_.longitude);
-  asn_ = ToCFieldPath(paths_.asn);
-}
-
-const MmdbFile* GeoResolver::Consult(
-    const std::vector<std::shared_ptr<const MmdbFile>>& dbs,
-    const IpAddress& ip, MmdbRecord& record, int& prefix_length,
-    bool& ok) const {
-  for (const std::shared_ptr<const MmdbFile>& db : dbs) {
-    if (!Usable(*db, ip)) continue;
-    if (!db->Lookup(ip, record)) {
-      ok = false;
-      continue;
-    }
-    prefix_length = std::max(prefix_length, record.prefix_length);
-    if (record.found) return db.get();
+  const SubdivisionTable& subdivisions = *databases_.subdivisions;
+  std::vector<std::unique_ptr<const GeoSource>> sources;
+  for (const auto& file : databases_.geo) {
+    sources.push_back(
+        MakeMmdbSource(file, GeoSourceKind::kMmdb, paths_, subdivisions));
   }
-  return nullptr;
+  for (const auto& file : databases_.asn) {
+    sources.push_back(
+        MakeMmdbSource(file, GeoSourceKind::kAsn, paths_, subdivisions));
+  }
+  for (const auto& file : databases_.ipdb) {
+    sources.push_back(MakeIpdbSource(file, subdivisions));
+  }
+  for (const auto& file : databases_.ip2region) {
+    sources.push_back(MakeIp2RegionSource(file, subdivisions));
+  }
+  sources_ = RankSources(std::move(sources), databases_.precedence);
 }
 
 bool GeoResolver::Lookup(const IpAddress& ip, GeoInfo& geo,
@@ -86,38 +80,56 @@ bool GeoResolver::Lookup(const IpAddress& ip, GeoInfo& geo,
 
 bool GeoResolver::ReadDatabases(const IpAddress& ip, GeoInfo& geo) const {
   bool ok = true;
-  MmdbRecord record;
-  const MmdbFile* db =
-      Consult(databases_.geo, ip, record, geo.geo_prefix_length, ok);
-  if (db != nullptr) {
-    Check(db->GetString(record, country_.data(), geo.country), ok);
-    std::string_view subdivision;
-    if (Check(db->GetString(record, subdivision_.data(), subdivision), ok)) {
-      geo.subdivision =
-          databases_.subdivisions->ToIso(geo.country, subdivision);
+  RankedFacts merged;
+  for (size_t s = 0; s < sources_.sources.size(); ++s) {
+    const GeoSource& source = *sources_.sources[s];
+    // A source ranked below every group's holder cannot change the answer:
+    // not consulting it keeps the scope as wide as what was read.
+    if (!source.Serves(ip.family) || !merged.CouldTake(sources_.ranks[s])) {
+      continue;
+    }
+    GeoFacts facts;
+    bool found = false;
+    if (!source.Lookup(ip, facts, found, geo.geo_prefix_length)) {
+      ok = false;
+    } else if (found) {
+      if (!databases_.cities) facts.city = {};
+      merged.Merge(facts, sources_.ranks[s]);
     }
   }
-  if (!databases_.asn.empty()) {
-    db = Consult(databases_.asn, ip, record, geo.geo_prefix_length, ok);
-  }
-  if (db != nullptr) Check(db->GetUint32(record, asn_.data(), geo.asn), ok);
+  geo.country = merged.facts.country;
+  geo.subdivision = merged.facts.subdivision;
+  geo.city = merged.facts.city;
+  geo.asn = merged.facts.asn;
+  geo.isp = merged.facts.isp;
   return ok;
 }
 
 bool GeoResolver::Locate(const IpAddress& ip, GeoInfo& geo) const {
   bool ok = true;
-  MmdbRecord record;
-  const MmdbFile* db =
-      Consult(databases_.geo, ip, record, geo.geo_prefix_length, ok);
-  if (db == nullptr) return ok;
-  double lat = 0;
-  double lon = 0;
-  // Both or neither: half a coordinate is no location.
-  const bool has_lat = Check(db->GetDouble(record, latitude_.data(), lat), ok);
-  const bool has_lon = Check(db->GetDouble(record, longitude_.data(), lon), ok);
-  if (has_lat && has_lon) {
-    geo.has_location = true;
-    geo.location = GeoPoint{lat, lon};
+  for (const std::shared_ptr<const MmdbFile>& db : databases_.geo) {
+    if (ip.family == IpFamily::kV6 && db->ip_version() != 6) continue;
+    MmdbRecord record;
+    if (!db->Lookup(ip, record)) {
+      ok = false;
+      continue;
+    }
+    // Answers that depend on the location hold only within its network.
+    geo.geo_prefix_length =
+        std::max(geo.geo_prefix_length, record.prefix_length);
+    if (!record.found) continue;
+    double lat = 0;
+    double lon = 0;
+    // Both or neither: half a coordinate is no location.
+    const bool has_lat =
+        Check(db->GetDouble(record, latitude_.data(), lat), ok);
+    const bool has_lon =
+        Check(db->GetDouble(record, longitude_.data(), lon), ok);
+    if (has_lat && has_lon) {
+      geo.has_location = true;
+      geo.location = GeoPoint{lat, lon};
+    }
+    return ok;
   }
   return ok;
 }

@@ -1,8 +1,11 @@
-// Client address -> GeoInfo (country, subdivision, ASN, location, and the
-// database network prefix length for ECS scope), from MMDB files read with
-// libmaxminddb. Field paths are configurable so both the GeoIP2 schema and flat
-// schemas work; subdivisions come out as ISO 3166-2 codes whatever the database
-// stores. Served from a compiled form (compiled_geo.h) or the files directly.
+// Client address -> GeoInfo (country, subdivision, city, ASN, carrier,
+// location, and the database network prefix length for ECS scope), from any
+// set of geo sources: MMDB files read with libmaxminddb (field paths
+// configurable so both the GeoIP2 schema and flat schemas work), IPIP.net
+// ipdb and ip2region files; each field group from the best source that says
+// something (geo_precedence.h). Subdivisions come out as ISO 3166-2 codes
+// whatever the database stores. Served from a compiled form (compiled_geo.h)
+// or the files directly.
 #pragma once
 
 #include <cstdint>
@@ -14,18 +17,30 @@
 #include "ax/ip.h"
 #include "geo/compiled_geo.h"
 #include "geo/geo_fields.h"
+#include "geo/geo_precedence.h"
+#include "geo/ip2region_file.h"
+#include "geo/ipdb_file.h"
 #include "geo/mmdb_file.h"
 #include "geo/subdivision_table.h"
 
 namespace ax::dns {
 
 struct GeoDatabases {
-  // Location databases (country, subdivision, coordinates), consulted in order
-  // until one holds a record for the address; IPv4-only databases are skipped
-  // for IPv6 addresses. dbip ships IPv4 and IPv6 as two files: list both.
+  // Location databases (country, subdivision, city, coordinates; the ASN and
+  // carrier where records carry them). IPv4-only databases are skipped for
+  // IPv6 addresses. dbip ships IPv4 and IPv6 as two files: list both.
   std::vector<std::shared_ptr<const MmdbFile>> geo;
-  // ASN databases, same rule. When empty, the ASN is read from the geo record.
+  // ASN databases.
   std::vector<std::shared_ptr<const MmdbFile>> asn;
+  // IPIP.net ipdb files (place, city, carrier) and ip2region files (IPv4).
+  std::vector<std::shared_ptr<const IpdbFile>> ipdb;
+  std::vector<std::shared_ptr<const Ip2RegionFile>> ip2region;
+  // Which kind supplies which field; within a kind, files in the order above.
+  GeoPrecedence precedence;
+  // Whether lookups report the city (for match.cities). Off, the sources'
+  // cities are dropped: compiled, dbip's city level triples the tables
+  // (48 -> 163 MB), as neighbouring networks then rarely merge.
+  bool cities = false;
   // Null: SubdivisionTable::Builtin().
   std::shared_ptr<const SubdivisionTable> subdivisions;
 };
@@ -39,7 +54,7 @@ class GeoResolver {
     // Reads the databases on every lookup: for a handful of lookups (axctl).
     kDirect,
   };
-  // What a lookup must fill beyond country, subdivision and ASN.
+  // What a lookup must fill beyond country, subdivision, city, ASN and ISP.
   enum class Detail : uint8_t { kClassify, kLocation };
 
   // Null with `error` when compiling finds a corrupt database.
@@ -63,6 +78,8 @@ class GeoResolver {
 
   const GeoDatabases& databases() const { return databases_; }
   const GeoFieldPaths& paths() const { return paths_; }
+  // Every source with its ranks, in GeoDatabases order.
+  const RankedSources& sources() const { return sources_; }
   // Null in kDirect mode.
   const CompiledGeo* compiled() const { return compiled_.get(); }
   // Unique per resolver in this process (addresses can be reused): tables
@@ -72,22 +89,15 @@ class GeoResolver {
  private:
   GeoResolver(GeoDatabases databases, GeoFieldPaths paths);
 
-  // Country, subdivision and ASN straight from the databases.
+  // Everything but the location straight from the sources.
   bool ReadDatabases(const IpAddress& ip, GeoInfo& geo) const;
-  // Adds the location.
+  // Adds the location: from the first location MMDB with a record.
   bool Locate(const IpAddress& ip, GeoInfo& geo) const;
-
-  // Looks `ip` up in `dbs` in order until one has a record; raises
-  // `prefix_length` to each consulted database's length. Returns the database
-  // that answered (null if none) and its record; false in `ok` on an error.
-  const MmdbFile* Consult(
-      const std::vector<std::shared_ptr<const MmdbFile>>& dbs,
-      const IpAddress& ip, MmdbRecord& record, int& prefix_length,
-      bool& ok) const;
 
   GeoDatabases databases_;
   GeoFieldPaths paths_;
-  CFieldPath country_, subdivision_, latitude_, longitude_, asn_;
+  CFieldPath latitude_, longitude_;
+  RankedSources sources_;
   std::unique_ptr<const CompiledGeo> compiled_;
   uint64_t generation_;
 };

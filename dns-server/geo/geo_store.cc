@@ -23,38 +23,62 @@ bool GeoStore::Identify(FileIds& ids, std::string& error) const {
                int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec};
     return true;
   };
-  for (const std::string& path : config_.geo_files) {
-    if (!add(path)) return false;
-  }
-  for (const std::string& path : config_.asn_files) {
-    if (!add(path)) return false;
+  for (const auto* list : {&config_.geo_files, &config_.asn_files,
+                           &config_.ipdb_files, &config_.ip2region_files}) {
+    for (const std::string& path : *list) {
+      if (!add(path)) return false;
+    }
   }
   return config_.subdivisions_file.empty() || add(config_.subdivisions_file);
 }
 
-std::shared_ptr<const MmdbFile> GeoStore::OpenFile(const std::string& path,
-                                                   const FileIds& ids,
-                                                   std::string& error) {
-  auto open = open_files_.find(path);
-  auto loaded = loaded_ids_.find(path);
-  if (open != open_files_.end() && loaded != loaded_ids_.end() &&
-      loaded->second == ids.at(path)) {
-    return open->second;
+template <typename File, typename Open>
+bool GeoStore::OpenAll(const std::vector<std::string>& paths,
+                       const FileIds& ids, Open open, OpenFiles& files,
+                       std::vector<std::shared_ptr<const File>>& out,
+                       std::string& error) const {
+  for (const std::string& path : paths) {
+    // Reusing a path listed under two formats would read it as the wrong one.
+    if (files.count(path) != 0) {
+      error = "geo database " + path + ": listed twice";
+      return false;
+    }
+    std::shared_ptr<const File> file;
+    auto reused = open_files_.find(path);
+    auto loaded = loaded_ids_.find(path);
+    if (reused != open_files_.end() && loaded != loaded_ids_.end() &&
+        loaded->second == ids.at(path)) {
+      file = std::static_pointer_cast<const File>(reused->second);
+    } else {
+      file = open(path, &error, config_.copy_dir);
+      if (!file) return false;
+    }
+    files[path] = file;
+    out.push_back(std::move(file));
   }
-  return MmdbFile::Open(path, &error, config_.copy_dir);
+  return true;
 }
 
 std::shared_ptr<const GeoResolver> GeoStore::Build(const FileIds& ids,
                                                    std::string& error) {
   GeoDatabases dbs;
-  std::map<std::string, std::shared_ptr<const MmdbFile>> files;
-  for (const auto* list : {&config_.geo_files, &config_.asn_files}) {
-    for (const std::string& path : *list) {
-      std::shared_ptr<const MmdbFile> file = OpenFile(path, ids, error);
-      if (!file) return nullptr;
-      files[path] = file;
-      (list == &config_.geo_files ? dbs.geo : dbs.asn).push_back(file);
-    }
+  dbs.precedence = config_.precedence;
+  dbs.cities = config_.cities;
+  OpenFiles files;
+  auto open_mmdb = [](const std::string& path, std::string* e,
+                      const std::string& copy_dir) {
+    return MmdbFile::Open(path, e, copy_dir);
+  };
+  auto open_ipdb = [](const std::string& path, std::string* e,
+                      const std::string& copy_dir) {
+    return IpdbFile::Open(path, e, "CN", copy_dir);
+  };
+  if (!OpenAll(config_.geo_files, ids, open_mmdb, files, dbs.geo, error) ||
+      !OpenAll(config_.asn_files, ids, open_mmdb, files, dbs.asn, error) ||
+      !OpenAll(config_.ipdb_files, ids, open_ipdb, files, dbs.ipdb, error) ||
+      !OpenAll(config_.ip2region_files, ids, Ip2RegionFile::Open, files,
+               dbs.ip2region, error)) {
+    return nullptr;
   }
   if (!config_.subdivisions_file.empty()) {
     dbs.subdivisions =
@@ -63,7 +87,7 @@ std::shared_ptr<const GeoResolver> GeoStore::Build(const FileIds& ids,
   }
   std::shared_ptr<const GeoResolver> resolver =
       GeoResolver::Create(std::move(dbs), config_.fields, config_.mode, &error);
-  // Only a good set may be reused: OpenFile trusts open_files_.
+  // Only a good set may be reused: OpenAll trusts open_files_.
   if (resolver) open_files_ = std::move(files);
   return resolver;
 }

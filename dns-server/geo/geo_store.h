@@ -30,6 +30,10 @@ struct GeoStoreConfig {
   // Where each file is copied before it is mapped (private_copy.h); "": the
   // files themselves are mapped (only for files replaced by rename).
   std::string copy_dir;
+  std::vector<std::string> ipdb_files;
+  std::vector<std::string> ip2region_files;
+  GeoPrecedence precedence;
+  bool cities = false;  // GeoDatabases::cities
 };
 
 class GeoStore {
@@ -80,9 +84,15 @@ class GeoStore {
   std::shared_ptr<const GeoResolver> Build(const FileIds& ids,
                                            std::string& error);
   Reload Fail(FileIds ids, std::string error);
-  std::shared_ptr<const MmdbFile> OpenFile(const std::string& path,
-                                           const FileIds& ids,
-                                           std::string& error);
+  using OpenFiles = std::map<std::string, std::shared_ptr<const void>>;
+  // Appends each of `paths` to `out` and `files`: the open file when it is
+  // unchanged since the current resolver loaded it, else opened with `open`.
+  // False with `error` when one fails or a path was seen before.
+  template <typename File, typename Open>
+  bool OpenAll(const std::vector<std::string>& paths, const FileIds& ids,
+               Open open, OpenFiles& files,
+               std::vector<std::shared_ptr<const File>>& out,
+               std::string& error) const;
 
   const GeoStoreConfig config_;
   std::atomic<std::shared_ptr<const GeoResolver>> current_;
@@ -90,7 +100,9 @@ class GeoStore {
   mutable std::mutex mu_;  // guards everything below
   FileIds loaded_ids_;     // of the current resolver
   std::optional<FileIds> failed_ids_;
-  std::map<std::string, std::shared_ptr<const MmdbFile>> open_files_;
+  // Files of the current resolver, by path; each path is of one format
+  // (Build refuses a path listed under two).
+  OpenFiles open_files_;
   Status status_;
 };
 

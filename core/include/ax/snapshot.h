@@ -20,7 +20,7 @@ namespace ax {
 // 2: regions name a vantage group, and the groups' views of the nodes
 // (issue 14). 3: ISP sets, which region matches name (issue 16). A reader
 // takes only its own version.
-inline constexpr int kSnapshotFormatVersion = 3;
+inline constexpr int kSnapshotFormatVersion = 4;
 inline constexpr uint32_t kNoIndex = UINT32_MAX;
 
 struct SnapshotNode {

@@ -100,7 +100,7 @@ rrl-slip: {{ $dns.rrl.slip }}
 {{- else }}
 no-rrl: true
 {{- end }}
-{{- if or $geo.databases $geo.asnDatabases }}
+{{- if or $geo.databases $geo.asnDatabases $geo.ipdbDatabases $geo.ip2regionDatabases }}
 geo-schema: {{ $geo.schema }}
 geo-reload-interval: {{ $geo.reloadInterval }}
 geo-copy-dir: /var/cache/ax/geo
@@ -116,10 +116,31 @@ asn-db:
   - {{ printf "%s/%s" $geo.mountPath . | quote }}
 {{- end }}
 {{- end }}
+{{- with $geo.ipdbDatabases }}
+ipdb:
+{{- range . }}
+  - {{ printf "%s/%s" $geo.mountPath . | quote }}
+{{- end }}
+{{- end }}
+{{- with $geo.ip2regionDatabases }}
+ip2region:
+{{- range . }}
+  - {{ printf "%s/%s" $geo.mountPath . | quote }}
+{{- end }}
+{{- end }}
 {{- with $geo.fields }}
 geo-field:
 {{- range $field, $path := . }}
   - {{ printf "%s=%s" $field $path | quote }}
+{{- end }}
+{{- end }}
+{{- if $geo.cities }}
+geo-cities: true
+{{- end }}
+{{- with $geo.precedence }}
+geo-precedence:
+{{- range $group, $kinds := . }}
+  - {{ printf "%s=%s" $group (join "," $kinds) | quote }}
 {{- end }}
 {{- end }}
 {{- end }}

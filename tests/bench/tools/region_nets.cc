@@ -7,8 +7,8 @@
 // Unlike the other tools here it links the project's libraries: the map is
 // ours by definition.
 //
-//   ax_region_nets --manifests DIR --geo-db FILE... [--geo-schema S]
-//                  [--asn-db FILE...]
+//   ax_region_nets --manifests DIR [--geo-db FILE... [--geo-schema S]]
+//                  [--asn-db FILE...] [--ipdb FILE...] [--ip2region FILE...]
 #include <bit>
 #include <cstdint>
 #include <cstdio>
@@ -38,6 +38,10 @@ bool ParseArgs(int argc, char** argv, Options& options) {
       options.geo.geo_files.push_back(value);
     } else if (flag == "--asn-db") {
       options.geo.asn_files.push_back(value);
+    } else if (flag == "--ipdb") {
+      options.geo.ipdb_files.push_back(value);
+    } else if (flag == "--ip2region") {
+      options.geo.ip2region_files.push_back(value);
     } else if (flag == "--geo-schema") {
       schema = value;
     } else {
@@ -46,11 +50,14 @@ bool ParseArgs(int argc, char** argv, Options& options) {
     }
   }
   const auto fields = ax::dns::GeoFieldPathsForSchema(schema);
-  if (!fields || options.manifests.empty() || options.geo.geo_files.empty() ||
-      argc % 2 == 0) {
+  const bool no_files = options.geo.geo_files.empty() &&
+                        options.geo.ipdb_files.empty() &&
+                        options.geo.ip2region_files.empty();
+  if (!fields || options.manifests.empty() || no_files || argc % 2 == 0) {
     std::fprintf(stderr,
-                 "usage: ax_region_nets --manifests DIR --geo-db FILE... "
-                 "[--geo-schema geoip2|dbip] [--asn-db FILE...]\n");
+                 "usage: ax_region_nets --manifests DIR (--geo-db FILE... "
+                 "[--geo-schema geoip2|dbip] [--asn-db FILE...] | --ipdb "
+                 "FILE... | --ip2region FILE...)\n");
     return false;
   }
   options.geo.fields = *fields;

@@ -139,7 +139,7 @@ def test_schema_rejects(args, error):
     (["--set", "dns.service.nodePort.udp=30053"], "dns.service.nodePort needs"),
     (["--set", "dns.geo.source=hostPath", "--set", "dns.geo.databases[0]=city.mmdb"],
      "dns.geo.hostPath.path is required"),
-    (["--set", "dns.geo.source=download"], "dns.geo.databases and dns.geo.asnDatabases are empty"),
+    (["--set", "dns.geo.source=download"], "dns.geo.databases, asnDatabases, ipdbDatabases and ip2regionDatabases are empty"),
     (["--set", "dns.geo.databases[0]=city.mmdb"], "dns.geo.source is none"),
     (["--set", "operator.leaderElection.enabled=false"],
      "operator.leaderElection.enabled=false with operator.replicas > 1"),
@@ -359,6 +359,22 @@ def run_geo_download(tmp_path, base: str, files: list[dict]) -> subprocess.Compl
     spec = docs[("Deployment", "ax-dns")]["spec"]["template"]["spec"]
     (init,) = spec["initContainers"]
     return subprocess.run(init["command"], capture_output=True, text=True, timeout=60)
+
+
+def test_chinese_geo_files_precedence_and_cities_reach_the_dns_config():
+    text = template("--set", "dns.geo.source=hostPath",
+                    "--set", "dns.geo.hostPath.path=/var/lib/ax-geo",
+                    "--set", "dns.geo.ipdbDatabases[0]=qqwry.ipdb",
+                    "--set", "dns.geo.ip2regionDatabases[0]=ip2region.db",
+                    "--set", "dns.geo.precedence.place={ipdb,mmdb}",
+                    "--set", "dns.geo.cities=true").stdout
+    config = yaml.safe_load(by_kind_name(documents(text))[
+        ("ConfigMap", "ax-dns-config")]["data"]["ax-dns.yaml"])
+    assert config["ipdb"] == ["/var/lib/ax/geo/qqwry.ipdb"]
+    assert config["ip2region"] == ["/var/lib/ax/geo/ip2region.db"]
+    assert config["geo-precedence"] == ["place=ipdb,mmdb"]
+    assert config["geo-cities"] is True
+    assert "geo-db" not in config
 
 
 def test_geo_download_checks_each_files_sha256(tmp_path, geo_server):

