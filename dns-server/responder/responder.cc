@@ -52,13 +52,14 @@ uint64_t RrlAnswerKey(const ParsedQuery& q, const ClientAddress& client) {
   return name;
 }
 
-// The same for any class: the zone of an NXDOMAIN, nothing for errors.
+// The same for any class, given the answer's key: the zone of an NXDOMAIN,
+// nothing for errors.
 uint64_t RrlResponse(RrlClass cls, const ServingState* state,
-                     const ParsedQuery& q, const ClientAddress& client) {
+                     const ParsedQuery& q, uint64_t answer_key) {
   if (cls == RrlClass::kNxDomain) {
     return state ? state->FindZone(q.question.lower.key()) : 0;
   }
-  return cls == RrlClass::kAnswer ? RrlAnswerKey(q, client) : 0;
+  return cls == RrlClass::kAnswer ? answer_key : 0;
 }
 
 }  // namespace
@@ -112,9 +113,12 @@ size_t Responder::Respond(const ServingState* state, GeoRefs geo,
   info.client = client;
   const bool limited = rrl_ && meta.transport == Transport::kUdp;
   // Most responses are answers: their bucket is a cache miss in a table of
-  // megabytes, fetched now so that it arrives while the answer is built.
+  // megabytes, fetched now so that it arrives while the answer is built. Only
+  // an answerable query gets an answer (NOERROR), so the key is kept for Check.
+  uint64_t answer_key = 0;
   if (limited && answerable) {
-    rrl_->Prefetch(source, RrlClass::kAnswer, RrlAnswerKey(q, client));
+    answer_key = RrlAnswerKey(q, client);
+    rrl_->Prefetch(source, RrlClass::kAnswer, answer_key);
   }
   AnswerOutcome outcome;
   if (q.header.opcode() != kOpcodeQuery) {
@@ -139,7 +143,7 @@ size_t Responder::Respond(const ServingState* state, GeoRefs geo,
   if (limited) {
     const RrlClass cls = RrlClassOf(outcome.rcode);
     const RrlVerdict verdict = rrl_->Check(
-        source, cls, RrlResponse(cls, state, q, client), meta.mono_us);
+        source, cls, RrlResponse(cls, state, q, answer_key), meta.mono_us);
     info.rrl_limited = verdict != RrlVerdict::kAllow;
     if (verdict == RrlVerdict::kDrop) {
       info.dropped = true;
