@@ -31,9 +31,8 @@ std::string FactsKey(const GeoFacts& facts) {
 
 class CompiledGeo::Builder {
  public:
-  Builder(const RankedSources& sources, bool cities, CompiledGeo& out,
-          std::string* error)
-      : sources_(sources), cities_(cities), out_(out), error_(error) {}
+  Builder(const RankedSources& sources, CompiledGeo& out, std::string* error)
+      : sources_(sources), out_(out), error_(error) {}
 
   template <typename Key>
   bool Build(IpFamily family, RangeList<Key>& out) {
@@ -42,7 +41,7 @@ class CompiledGeo::Builder {
       const GeoSource& source = *sources_.sources[s];
       if (!source.Serves(family) || RanksNothing(sources_.ranks[s])) continue;
       RangeList<Key> ranges;
-      if (!Walk(source, sources_.ranks[s], family, ranges)) return false;
+      if (!Walk(s, family, ranges)) return false;
       std::unordered_map<uint64_t, uint32_t> merged;
       combined =
           CombineRanges(combined, ranges, [&](uint32_t held, uint32_t next) {
@@ -81,11 +80,10 @@ class CompiledGeo::Builder {
   // One source's partition of `family`, its values what the source says
   // about the groups it ranks in.
   template <typename Key>
-  bool Walk(const GeoSource& source, const GeoRanks& ranks, IpFamily family,
-            RangeList<Key>& out) {
+  bool Walk(size_t s, IpFamily family, RangeList<Key>& out) {
     // Records are shared by many networks: decode each once.
     std::unordered_map<uint64_t, uint32_t> decoded;
-    return source.Walk(
+    return sources_.sources[s]->Walk(
         family,
         [&](const GeoSourceRange& range, const GeoSource::Decode& decode) {
           uint32_t value = kNoRecord;
@@ -96,9 +94,8 @@ class CompiledGeo::Builder {
             if (added) {
               GeoFacts facts;
               if (!decode(facts)) return false;
-              if (!cities_) facts.city = {};
               RankedFacts ranked;
-              ranked.Merge(facts, ranks);
+              sources_.MergeInto(ranked, s, facts);
               it->second = ranked.empty() ? kNoRecord : InternPartial(ranked);
             }
             value = it->second;
@@ -140,7 +137,6 @@ class CompiledGeo::Builder {
   }
 
   const RankedSources& sources_;
-  const bool cities_;
   CompiledGeo& out_;
   std::string* error_;
   std::vector<RankedFacts> partials_;
@@ -149,9 +145,9 @@ class CompiledGeo::Builder {
 };
 
 std::unique_ptr<const CompiledGeo> CompiledGeo::Compile(
-    const RankedSources& sources, bool cities, std::string* error) {
+    const RankedSources& sources, std::string* error) {
   std::unique_ptr<CompiledGeo> compiled(new CompiledGeo());
-  Builder builder(sources, cities, *compiled, error);
+  Builder builder(sources, *compiled, error);
   RangeList<uint32_t> v4;
   RangeList<uint64_t> v6;
   if (!builder.Build(IpFamily::kV4, v4) || !builder.Build(IpFamily::kV6, v6)) {

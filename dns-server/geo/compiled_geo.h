@@ -36,9 +36,8 @@ class CompiledGeo {
 
   // Walks every source once per family it serves. Null with `error`
   // (naming the file) when a search tree or a record is corrupt.
-  // Without `cities`, the sources' cities are dropped (GeoDatabases::cities).
   static std::unique_ptr<const CompiledGeo> Compile(
-      const RankedSources& sources, bool cities, std::string* error);
+      const RankedSources& sources, std::string* error);
 
   // Fills country, subdivision, city, asn, isp and geo_prefix_length of
   // `geo`. False

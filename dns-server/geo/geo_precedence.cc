@@ -102,8 +102,9 @@ std::string FormatGeoPrecedence(const GeoPrecedence& precedence) {
 }
 
 RankedSources RankSources(std::vector<std::unique_ptr<const GeoSource>> sources,
-                          const GeoPrecedence& precedence) {
+                          const GeoPrecedence& precedence, bool cities) {
   RankedSources ranked;
+  ranked.cities = cities;
   ranked.ranks.assign(sources.size(), {kUnranked, kUnranked, kUnranked});
   for (int g = 0; g < kGeoFieldGroups; ++g) {
     uint8_t next = 0;
@@ -120,6 +121,12 @@ RankedSources RankSources(std::vector<std::unique_ptr<const GeoSource>> sources,
   }
   ranked.sources = std::move(sources);
   return ranked;
+}
+
+void RankedSources::MergeInto(RankedFacts& merged, size_t s,
+                              GeoFacts facts) const {
+  if (!cities) facts.city = {};
+  merged.Merge(facts, ranks[s]);
 }
 
 bool RankedFacts::CouldTake(const GeoRanks& other_ranks) const {

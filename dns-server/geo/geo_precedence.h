@@ -58,14 +58,21 @@ inline bool RanksNothing(const GeoRanks& ranks) {
   return ranks == GeoRanks{kUnranked, kUnranked, kUnranked};
 }
 
+struct RankedFacts;
+
 // Sources with their ranks, in the order ranks were given (the kinds' order
 // in GeoDatabases, then file order).
 struct RankedSources {
   std::vector<std::unique_ptr<const GeoSource>> sources;
   std::vector<GeoRanks> ranks;  // parallel to sources
+  bool cities = false;          // GeoDatabases::cities: else cities dropped
+
+  // Merges what source `s` says into `merged`: compiled and direct lookups
+  // alike.
+  void MergeInto(RankedFacts& merged, size_t s, GeoFacts facts) const;
 };
 RankedSources RankSources(std::vector<std::unique_ptr<const GeoSource>> sources,
-                          const GeoPrecedence& precedence);
+                          const GeoPrecedence& precedence, bool cities);
 
 // Facts from several sources combined group by group.
 struct RankedFacts {

@@ -29,8 +29,7 @@ std::shared_ptr<const GeoResolver> GeoResolver::Create(GeoDatabases databases,
   std::shared_ptr<GeoResolver> resolver(
       new GeoResolver(std::move(databases), std::move(paths)));
   if (mode == Mode::kDirect) return resolver;
-  resolver->compiled_ = CompiledGeo::Compile(
-      resolver->sources_, resolver->databases_.cities, error);
+  resolver->compiled_ = CompiledGeo::Compile(resolver->sources_, error);
   if (!resolver->compiled_) return nullptr;
   // The build's scratch (per-source range lists, decode caches: about
   // 250 MB at the peak with dbip) is freed by now, but glibc keeps freed heap
@@ -66,7 +65,8 @@ GeoResolver::GeoResolver(GeoDatabases databases, GeoFieldPaths paths)
   for (const auto& file : databases_.ip2region) {
     sources.push_back(MakeIp2RegionSource(file, subdivisions));
   }
-  sources_ = RankSources(std::move(sources), databases_.precedence);
+  sources_ =
+      RankSources(std::move(sources), databases_.precedence, databases_.cities);
 }
 
 bool GeoResolver::Lookup(const IpAddress& ip, GeoInfo& geo,
@@ -93,8 +93,7 @@ bool GeoResolver::ReadDatabases(const IpAddress& ip, GeoInfo& geo) const {
     if (!source.Lookup(ip, facts, found, geo.geo_prefix_length)) {
       ok = false;
     } else if (found) {
-      if (!databases_.cities) facts.city = {};
-      merged.Merge(facts, sources_.ranks[s]);
+      sources_.MergeInto(merged, s, facts);
     }
   }
   geo.country = merged.facts.country;

@@ -75,7 +75,7 @@ TEST(GeoPrecedenceTest, RanksFollowKindsThenFileOrder) {
   }
   GeoPrecedence p;
   ASSERT_TRUE(SetGeoPrecedence(p, "place=ipdb,mmdb", nullptr));
-  const RankedSources ranked = RankSources(std::move(sources), p);
+  const RankedSources ranked = RankSources(std::move(sources), p, false);
   ASSERT_EQ(ranked.sources.size(), 5u);
   // place: ipdb 0, the two MMDBs 1 and 2, ip2region not listed.
   // asn: the ASN file 0, then the MMDBs 1 and 2.
