@@ -3,6 +3,11 @@
 // (geo_precedence.h), and freezes the result into range tables.
 #include "geo/compiled_geo.h"
 
+#include <string_view>
+#include <unordered_map>
+
+#include "geo/id_map.h"
+
 namespace ax::dns {
 namespace {
 
@@ -12,27 +17,28 @@ namespace {
 constexpr uint32_t kNoRecord = UINT32_MAX;
 constexpr uint32_t kDeeper = FamilyTables::kDeeper;
 
-// Appends `text` and a separator no database value holds.
-void AppendKey(std::string& key, std::string_view text) {
-  key.append(text).push_back('\0');
-}
-
-std::string FactsKey(const GeoFacts& facts) {
-  std::string key;
-  AppendKey(key, facts.country);
-  AppendKey(key, facts.subdivision);
-  AppendKey(key, facts.city);
-  AppendKey(key, facts.isp);
-  key.append(reinterpret_cast<const char*>(&facts.asn), sizeof facts.asn);
-  return key;
+size_t Mix(size_t seed, size_t value) {
+  return seed ^ (value + 0x9E3779B97F4A7C15ull + (seed << 6) + (seed >> 2));
 }
 
 }  // namespace
 
+struct CompiledGeo::ValueHash {
+  size_t operator()(const Value& v) const {
+    size_t h = v.asn;
+    for (uint32_t text : {v.country, v.subdivision, v.city, v.isp}) {
+      h = Mix(h, text);
+    }
+    return h;
+  }
+};
+
 class CompiledGeo::Builder {
  public:
   Builder(const RankedSources& sources, CompiledGeo& out, std::string* error)
-      : sources_(sources), out_(out), error_(error) {}
+      : sources_(sources), out_(out), error_(error) {
+    Text("");
+  }
 
   template <typename Key>
   bool Build(IpFamily family, RangeList<Key>& out) {
@@ -42,19 +48,19 @@ class CompiledGeo::Builder {
       if (!source.Serves(family) || RanksNothing(sources_.ranks[s])) continue;
       RangeList<Key> ranges;
       if (!Walk(s, family, ranges)) return false;
-      std::unordered_map<uint64_t, uint32_t> merged;
+      IdMap merged;
       combined =
           CombineRanges(combined, ranges, [&](uint32_t held, uint32_t next) {
             if (held == kDeeper || next == kDeeper) return kDeeper;
             if (next == kNoRecord) return held;
             if (held == kNoRecord) return next;
-            auto [it, added] = merged.try_emplace(uint64_t{held} << 32 | next);
+            auto [id, added] = merged.FindOrAdd(uint64_t{held} << 32 | next);
             if (added) {
               RankedFacts facts = partials_[held];
               facts.Merge(partials_[next]);
-              it->second = InternPartial(facts);
+              id = InternPartial(facts);
             }
-            return it->second;
+            return id;
           });
     }
     // The ranks only served the merge: neighbours that say the same merge
@@ -77,12 +83,32 @@ class CompiledGeo::Builder {
   }
 
  private:
+  // Partial values keyed by what they hold, without building a key string.
+  struct PartialHash {
+    size_t operator()(const RankedFacts& p) const {
+      const std::hash<std::string_view> text;
+      size_t h = Mix(text(p.facts.country), text(p.facts.subdivision));
+      h = Mix(Mix(h, text(p.facts.city)), text(p.facts.isp));
+      h = Mix(h, p.facts.asn);
+      for (uint8_t rank : p.ranks) h = Mix(h, rank);
+      return h;
+    }
+  };
+  struct PartialEqual {
+    bool operator()(const RankedFacts& a, const RankedFacts& b) const {
+      return a.facts.country == b.facts.country &&
+             a.facts.subdivision == b.facts.subdivision &&
+             a.facts.city == b.facts.city && a.facts.asn == b.facts.asn &&
+             a.facts.isp == b.facts.isp && a.ranks == b.ranks;
+    }
+  };
+
   // One source's partition of `family`, its values what the source says
   // about the groups it ranks in.
   template <typename Key>
   bool Walk(size_t s, IpFamily family, RangeList<Key>& out) {
     // Records are shared by many networks: decode each once.
-    std::unordered_map<uint64_t, uint32_t> decoded;
+    IdMap decoded;
     return sources_.sources[s]->Walk(
         family,
         [&](const GeoSourceRange& range, const GeoSource::Decode& decode) {
@@ -90,15 +116,15 @@ class CompiledGeo::Builder {
           if (range.state == GeoSourceRange::State::kDeeper) {
             value = kDeeper;
           } else if (range.state == GeoSourceRange::State::kRecord) {
-            auto [it, added] = decoded.try_emplace(range.record);
+            auto [id, added] = decoded.FindOrAdd(range.record);
             if (added) {
               GeoFacts facts;
               if (!decode(facts)) return false;
               RankedFacts ranked;
               sources_.MergeInto(ranked, s, facts);
-              it->second = ranked.empty() ? kNoRecord : InternPartial(ranked);
+              id = ranked.empty() ? kNoRecord : InternPartial(ranked);
             }
-            value = it->second;
+            value = id;
           }
           AppendRange(out, static_cast<Key>(range.key), value);
           return true;
@@ -108,40 +134,42 @@ class CompiledGeo::Builder {
 
   // Partial values view the sources' files, which outlive the build.
   uint32_t InternPartial(const RankedFacts& facts) {
-    std::string key = FactsKey(facts.facts);
-    key.append(reinterpret_cast<const char*>(facts.ranks.data()),
-               facts.ranks.size());
-    auto [it, added] = partial_ids_.try_emplace(std::move(key));
-    if (added) {
-      it->second = static_cast<uint32_t>(partials_.size());
-      partials_.push_back(facts);
-    }
+    auto [it, added] = partial_ids_.try_emplace(
+        facts, static_cast<uint32_t>(partials_.size()));
+    if (added) partials_.push_back(facts);
     return it->second;
   }
 
-  uint32_t Intern(const GeoFacts& v) {
-    auto [it, added] = value_ids_.try_emplace(FactsKey(v));
-    if (added) {
-      it->second = static_cast<uint32_t>(out_.values_.size());
-      out_.values_.push_back({.country = Own(v.country),
-                              .subdivision = Own(v.subdivision),
-                              .city = Own(v.city),
-                              .asn = v.asn,
-                              .isp = Own(v.isp)});
-    }
+  uint32_t Intern(const GeoFacts& facts) {
+    const Value v{.country = Text(facts.country),
+                  .subdivision = Text(facts.subdivision),
+                  .city = Text(facts.city),
+                  .isp = Text(facts.isp),
+                  .asn = facts.asn};
+    auto [it, added] =
+        value_ids_.try_emplace(v, static_cast<uint32_t>(out_.values_.size()));
+    if (added) out_.values_.push_back(v);
     return it->second;
   }
 
-  std::string_view Own(std::string_view text) {
-    return *out_.strings_.emplace(text).first;
+  uint32_t Text(std::string_view text) {
+    if (auto it = text_ids_.find(text); it != text_ids_.end()) {
+      return it->second;
+    }
+    // The key views the copy this object keeps, not the source's file.
+    const uint32_t id = static_cast<uint32_t>(out_.texts_.size());
+    text_ids_.emplace(out_.texts_.emplace_back(text), id);
+    return id;
   }
 
   const RankedSources& sources_;
   CompiledGeo& out_;
   std::string* error_;
   std::vector<RankedFacts> partials_;
-  std::unordered_map<std::string, uint32_t> partial_ids_;
-  std::unordered_map<std::string, uint32_t> value_ids_;
+  std::unordered_map<RankedFacts, uint32_t, PartialHash, PartialEqual>
+      partial_ids_;
+  std::unordered_map<std::string_view, uint32_t> text_ids_;
+  std::unordered_map<Value, uint32_t, ValueHash> value_ids_;
 };
 
 std::unique_ptr<const CompiledGeo> CompiledGeo::Compile(
@@ -169,11 +197,11 @@ bool CompiledGeo::Find(const IpAddress& ip, GeoInfo& geo) const {
 
 void CompiledGeo::FillValue(uint32_t value, GeoInfo& geo) const {
   const Value& v = values_[value];
-  geo.country = v.country;
-  geo.subdivision = v.subdivision;
-  geo.city = v.city;
+  geo.country = texts_[v.country];
+  geo.subdivision = texts_[v.subdivision];
+  geo.city = texts_[v.city];
   geo.asn = v.asn;
-  geo.isp = v.isp;
+  geo.isp = texts_[v.isp];
 }
 
 CompiledGeo::Stats CompiledGeo::stats() const {
@@ -182,7 +210,7 @@ CompiledGeo::Stats CompiledGeo::stats() const {
           .values = values_.size()};
   s.bytes = tables_.v4.MemoryBytes() + tables_.v6.MemoryBytes() +
             values_.capacity() * sizeof(Value);
-  for (const std::string& text : strings_) s.bytes += text.capacity() + 32;
+  for (const std::string& text : texts_) s.bytes += text.capacity() + 32;
   return s;
 }
 
