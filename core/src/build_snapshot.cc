@@ -467,6 +467,25 @@ uint32_t InternRoute(
   return bucket.back();
 }
 
+// The GeoOverrides in force at `now_ms`, by name (regions are in `snap`).
+void AddGeoOverrides(const World& world, int64_t now_ms, Snapshot& snap) {
+  for (const GeoOverride* o : SortedByName(world.geo_overrides)) {
+    if (!o->AppliesAt(now_ms)) continue;
+    const auto region = std::find_if(
+        snap.regions.begin(), snap.regions.end(),
+        [&](const SnapshotRegion& r) { return r.name == o->region; });
+    if (region == snap.regions.end()) continue;
+    snap.geo_overrides.push_back(
+        {.name = o->meta.name,
+         .cidrs = o->cidrs,
+         .region = static_cast<uint32_t>(region - snap.regions.begin()),
+         .reason = o->reason,
+         .expires_at_ms = o->expires_at ? *o->expires_at * 1000 : 0,
+         .has_evidence = o->evidence.has_value(),
+         .evidence = o->evidence.value_or(GeoOverrideEvidence{})});
+  }
+}
+
 }  // namespace
 
 Health NodeHealthOf(const Node& node, const StatusMap& status) {
@@ -500,6 +519,7 @@ Snapshot BuildSnapshot(const World& world, const StatusMap& status,
   }
   AddVantageGroups(regions, groups, snap, b);
   snap.isp_sets = IspSetsNamedBy(snap.regions, ResolveIspSets(world.isp_sets));
+  AddGeoOverrides(world, options.now_ms, snap);
   std::vector<const Canary*> canaries;
   for (const Canary* canary : SortedByName(world.canaries)) {
     const double percent = std::clamp(canary->EffectivePercent(), 0.0, 100.0);

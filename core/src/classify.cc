@@ -20,8 +20,17 @@ void AddRegion(std::vector<uint32_t>& list, uint32_t region) {
 }  // namespace
 
 Classifier::Classifier(const std::vector<SnapshotRegion>& regions,
-                       const std::vector<SnapshotIspSet>& isp_sets)
+                       const std::vector<SnapshotIspSet>& isp_sets,
+                       const std::vector<SnapshotGeoOverride>& geo_overrides)
     : declares_(regions.size(), 0) {
+  // Overrides first: a prefix keeps its first value (see header).
+  const uint32_t region_count = static_cast<uint32_t>(regions.size());
+  for (uint32_t o = 0; o < geo_overrides.size(); ++o) {
+    for (const IpPrefix& cidr : geo_overrides[o].cidrs) {
+      cidrs_.Insert(cidr, region_count + o);
+    }
+    override_regions_.push_back(geo_overrides[o].region);
+  }
   for (uint32_t r = 0; r < regions.size(); ++r) {
     const RegionMatch& match = regions[r].match;
     // A CIDR already claimed stays with the earlier region (see header).
@@ -172,8 +181,16 @@ Classification Classifier::ClassifyWith(const IpAddress& client,
   const PrefixTable::Result cidr = cidrs_.Query(client);
   out.scope_prefix_length = cidr.covering_depth;
   if (cidr.match) {
-    out.region = cidr.match->value;
-    out.step = Step::kCidr;
+    const uint32_t value = cidr.match->value;
+    const uint32_t region_count = static_cast<uint32_t>(declares_.size());
+    if (value < region_count) {
+      out.region = value;
+      out.step = Step::kCidr;
+    } else {
+      out.geo_override = value - region_count;
+      out.region = override_regions_[out.geo_override];
+      out.step = Step::kOverride;
+    }
     out.specificity = static_cast<uint8_t>(cidr.match->prefix_length);
     out.cidr = {Mask(client, cidr.match->prefix_length),
                 cidr.match->prefix_length};
@@ -220,6 +237,10 @@ std::string Describe(const Classification& c, const Snapshot& snapshot,
   switch (c.step) {
     case Step::kCidr:
       return "cidr " + FormatPrefix(c.cidr) + " of region " +
+             regions[c.region].name;
+    case Step::kOverride:
+      return "override " + snapshot.geo_overrides[c.geo_override].name +
+             ": cidr " + FormatPrefix(c.cidr) + " -> region " +
              regions[c.region].name;
     case Step::kGeo: {
       std::string why;

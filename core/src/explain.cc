@@ -7,12 +7,15 @@
 
 #include "ax/decide.h"
 #include "ax/isp_sets.h"
+#include "ax/rfc3339.h"
 
 namespace ax {
 namespace {
 
 const char* StepName(Classification::Step step) {
   switch (step) {
+    case Classification::Step::kOverride:
+      return "override";
     case Classification::Step::kCidr:
       return "cidr";
     case Classification::Step::kGeo:
@@ -82,6 +85,33 @@ nlohmann::json Candidates(const Snapshot& s, const Route& route,
   return out;
 }
 
+// A GeoOverride that placed the client: what it says, its evidence, and where
+// the database alone would have put the client.
+nlohmann::json OverrideJson(const Snapshot& s, const Classifier& classifier,
+                            const Classification& cls, const GeoInfo& geo) {
+  const SnapshotGeoOverride& o = s.geo_overrides[cls.geo_override];
+  nlohmann::json out = {{"name", o.name}, {"reason", o.reason}};
+  if (o.expires_at_ms != 0) {
+    out["expiresAt"] = FormatRfc3339Seconds(o.expires_at_ms);
+  }
+  const Classifier::GeoMatch db = classifier.MatchGeo(geo);
+  out["databaseRegion"] = db.region != kNoIndex
+                              ? nlohmann::json(s.regions[db.region].name)
+                              : nlohmann::json(nullptr);
+  if (o.has_evidence) {
+    const GeoOverrideEvidence& e = o.evidence;
+    out["evidence"] = {{"samples", e.samples},
+                       {"bestNode", e.best_node},
+                       {"bestMs", e.best_ms},
+                       {"databaseRegion", e.db_region},
+                       {"databaseNode", e.db_node},
+                       {"databaseMs", e.db_ms},
+                       {"from", FormatRfc3339Seconds(e.from * 1000)},
+                       {"to", FormatRfc3339Seconds(e.to * 1000)}};
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
@@ -129,6 +159,9 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
     c["region"] = r.name;
     c["area"] = r.area;
     c["isp"] = r.isp;
+    if (cls.step == Classification::Step::kOverride) {
+      c["override"] = OverrideJson(s, classifier, cls, req.geo);
+    }
     if (cls.step == Classification::Step::kGeo) {
       // Which ISP set (and by which of its entries) put the client here.
       if (const auto isp = MatchIsp(r.match, s.isp_sets, req.geo);

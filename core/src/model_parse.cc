@@ -155,6 +155,14 @@ void ParseBody(Fields& top, Node& n) {
             &DecodeEnum<AdminState, ParseAdminState, AdminStateName>);
 }
 
+// An RFC 3339 time, if present, as unix seconds.
+void ReadOptionalTime(Fields& fields, std::string_view key,
+                      std::optional<int64_t>& out) {
+  int64_t seconds = 0;
+  fields.Read(key, seconds, &DecodeFormat<&ReadTime>);
+  if (fields.Has(key)) out = seconds;
+}
+
 void ParseBody(Fields& top, Rule& r) {
   Fields spec = top.Sub("spec");
   spec.ReadRequired("domain", r.domain);
@@ -167,9 +175,7 @@ void ParseBody(Fields& top, Rule& r) {
                     &DecodeEnum<RuleAction, ParseRuleAction, RuleActionName>);
   spec.Read("node", r.node);
   spec.Read("weight", r.weight);
-  int64_t expires_at = 0;
-  spec.Read("expiresAt", expires_at, &DecodeFormat<&ReadTime>);
-  if (spec.Has("expiresAt")) r.expires_at = expires_at;
+  ReadOptionalTime(spec, "expiresAt", r.expires_at);
   spec.Read("reason", r.reason);
 }
 
@@ -207,6 +213,27 @@ void ParseBody(Fields& top, IspSet& s) {
   spec.Read("replaceBuiltin", s.replace_builtin);
 }
 
+void ParseBody(Fields& top, GeoOverride& o) {
+  Fields spec = top.Sub("spec");
+  spec.Read("cidrs", o.cidrs);
+  spec.ReadRequired("region", o.region, &DecodeFormat<&ReadObjectName>);
+  spec.Read("reason", o.reason);
+  ReadOptionalTime(spec, "expiresAt", o.expires_at);
+  spec.Read("approved", o.approved);
+  if (spec.Has("evidence")) {
+    Fields e = spec.Sub("evidence");
+    GeoOverrideEvidence& out = o.evidence.emplace();
+    e.ReadRequired("samples", out.samples);
+    e.ReadRequired("bestNode", out.best_node, &DecodeFormat<&ReadObjectName>);
+    e.ReadRequired("bestMs", out.best_ms);
+    e.Read("databaseRegion", out.db_region, &DecodeFormat<&ReadObjectName>);
+    e.Read("databaseNode", out.db_node, &DecodeFormat<&ReadObjectName>);
+    e.Read("databaseMs", out.db_ms);
+    e.Read("from", out.from, &DecodeFormat<&ReadTime>);
+    e.Read("to", out.to, &DecodeFormat<&ReadTime>);
+  }
+}
+
 // Parses the whole object (metadata already read) and appends it only when it
 // is clean.
 template <typename T, std::vector<T> World::*kList>
@@ -232,6 +259,7 @@ constexpr std::pair<std::string_view, KindParser> kKinds[] = {
     {"Rule", &ParseInto<Rule, &World::rules>},
     {"Canary", &ParseInto<Canary, &World::canaries>},
     {"IspSet", &ParseInto<IspSet, &World::isp_sets>},
+    {"GeoOverride", &ParseInto<GeoOverride, &World::geo_overrides>},
 };
 
 }  // namespace

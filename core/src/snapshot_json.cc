@@ -173,6 +173,27 @@ constexpr auto kIspSetFields = [](auto& io, auto& s) {
   io("names", s.names);
 };
 
+constexpr auto kEvidenceFields = [](auto& io, auto& e) {
+  io("samples", e.samples);
+  io("bestNode", e.best_node);
+  io("bestMs", e.best_ms, kLatencyDecimals);
+  io("dbRegion", e.db_region);
+  io("dbNode", e.db_node);
+  io("dbMs", e.db_ms, kLatencyDecimals);
+  io("from", e.from);
+  io("to", e.to);
+};
+
+constexpr auto kGeoOverrideFields = [](auto& io, auto& o) {
+  io("name", o.name);
+  io("cidrs", o.cidrs);
+  io("region", o.region);
+  io("reason", o.reason);
+  io("expiresAtMs", o.expires_at_ms);
+  io.Optional("evidence", o.has_evidence, o.evidence, kEvidenceFields,
+              Shape::kObject);
+};
+
 // Everything the content hash covers.
 constexpr auto kContentFields = [](auto& io, auto& s) {
   io("formatVersion", s.format_version);
@@ -184,6 +205,7 @@ constexpr auto kContentFields = [](auto& io, auto& s) {
   io.List("vantageGroups", s.vantage_groups, kVantageGroupFields,
           Shape::kObject);
   io.List("ispSets", s.isp_sets, kIspSetFields, Shape::kObject);
+  io.List("geoOverrides", s.geo_overrides, kGeoOverrideFields, Shape::kObject);
 };
 
 // Per-publication stamps, outside the hash (plus "contentHash" itself).
@@ -523,7 +545,8 @@ SnapshotCounts DocumentCounts(const Json& root) {
           .routes = size("routes"),
           .canaries = size("canaries"),
           .vantage_groups = size("vantageGroups"),
-          .isp_sets = size("ispSets")};
+          .isp_sets = size("ispSets"),
+          .geo_overrides = size("geoOverrides")};
 }
 
 }  // namespace

@@ -12,7 +12,8 @@ SnapshotCounts CountsOf(const Snapshot& s) {
           .routes = s.routes.size(),
           .canaries = s.canaries.size(),
           .vantage_groups = s.vantage_groups.size(),
-          .isp_sets = s.isp_sets.size()};
+          .isp_sets = s.isp_sets.size(),
+          .geo_overrides = s.geo_overrides.size()};
 }
 
 std::vector<SnapshotError> CheckSnapshotCounts(const SnapshotCounts& c) {
@@ -27,7 +28,8 @@ std::vector<SnapshotError> CheckSnapshotCounts(const SnapshotCounts& c) {
                {"routes", c.routes, kSnapshotMaxRoutes},
                {"canaries", c.canaries, kSnapshotMaxCanaries},
                {"vantageGroups", c.vantage_groups, kSnapshotMaxVantageGroups},
-               {"ispSets", c.isp_sets, kSnapshotMaxIspSets}};
+               {"ispSets", c.isp_sets, kSnapshotMaxIspSets},
+               {"geoOverrides", c.geo_overrides, kSnapshotMaxGeoOverrides}};
   for (const auto& l : lists) {
     if (l.count > l.limit) {
       errors.push_back({l.list, std::to_string(l.count) +

@@ -251,6 +251,21 @@ void CheckCanaries(const Snapshot& s, const NameIndex& domains,
   }
 }
 
+void CheckGeoOverrides(const Snapshot& s, Errors& errors) {
+  CheckUnique(s.geo_overrides, "geoOverrides", "name",
+              &SnapshotGeoOverride::name, errors);
+  for (size_t i = 0; i < s.geo_overrides.size(); ++i) {
+    const SnapshotGeoOverride& o = s.geo_overrides[i];
+    const std::string at = Element("geoOverrides", i);
+    if (o.region >= s.regions.size()) {
+      Add(errors, at + ".region",
+          "region index " + std::to_string(o.region) + " out of range (" +
+              std::to_string(s.regions.size()) + " regions)");
+    }
+    if (o.cidrs.empty()) Add(errors, at + ".cidrs", "must not be empty");
+  }
+}
+
 void CheckVantageGroups(const Snapshot& s, Errors& errors) {
   CheckUnique(s.vantage_groups, "vantageGroups", "name",
               &SnapshotVantageGroup::name, errors);
@@ -298,6 +313,7 @@ std::vector<SnapshotError> ValidateSnapshot(const Snapshot& snapshot) {
   CheckRoutes(snapshot, regions, errors);
   CheckCanaries(snapshot, domains, errors);
   CheckVantageGroups(snapshot, errors);
+  CheckGeoOverrides(snapshot, errors);
   return errors;
 }
 

@@ -25,6 +25,7 @@ const char* KindOf(const Node&) { return "Node"; }
 const char* KindOf(const Rule&) { return "Rule"; }
 const char* KindOf(const Canary&) { return "Canary"; }
 const char* KindOf(const IspSet&) { return "IspSet"; }
+const char* KindOf(const GeoOverride&) { return "GeoOverride"; }
 
 // A name quoted whole (names are bounded by the manifest checks).
 std::string QuoteName(std::string_view s) {
@@ -74,6 +75,8 @@ class Checker {
     for (const Node& n : world_.nodes) CheckNode(n);
     for (const Rule& r : world_.rules) CheckRule(r);
     for (const Canary& c : world_.canaries) CheckCanary(c);
+    Index(world_.geo_overrides);
+    for (const GeoOverride& o : world_.geo_overrides) CheckGeoOverride(o);
     return std::move(errors_);
   }
 
@@ -323,6 +326,28 @@ class Checker {
         (*c.status_percent < 0 || *c.status_percent > 100)) {
       Error(c, "status.percent",
             "must be 0..100, got " + Num(*c.status_percent));
+    }
+  }
+
+  void CheckGeoOverride(const GeoOverride& o) {
+    CheckRef(o, "spec.region", o.region, regions_, "Region");
+    if (o.cidrs.empty()) Error(o, "spec.cidrs", "a GeoOverride needs a CIDR");
+    for (size_t i = 0; i < o.cidrs.size(); ++i) {
+      // A /0 would move every client: that is a Region's `default`, not a
+      // correction of the database.
+      if (o.cidrs[i].length == 0) {
+        Error(o, Indexed("spec.cidrs", i),
+              "a /0 covers every client; use a catch-all Region instead");
+      }
+    }
+    if (!o.evidence) return;
+    // Evidence is history: the nodes it names may be gone since.
+    const GeoOverrideEvidence& e = *o.evidence;
+    if (e.best_ms < 0 || e.db_ms < 0) {
+      Error(o, "spec.evidence", "medians must not be negative");
+    }
+    if (e.from > e.to) {
+      Error(o, "spec.evidence.from", "is after spec.evidence.to");
     }
   }
 

@@ -27,11 +27,12 @@ void LeaveOutInvalid(GatheredWorld& g) {
   LeaveOut(g.world.rules, "Rule", g.invalid);
   LeaveOut(g.world.canaries, "Canary", g.invalid);
   LeaveOut(g.world.isp_sets, "IspSet", g.invalid);
+  LeaveOut(g.world.geo_overrides, "GeoOverride", g.invalid);
 }
 
 size_t ObjectCount(const World& w) {
   return w.domains.size() + w.regions.size() + w.nodes.size() + w.rules.size() +
-         w.canaries.size() + w.isp_sets.size();
+         w.canaries.size() + w.isp_sets.size() + w.geo_overrides.size();
 }
 
 // Validate says `Node "gz-01" is not defined` for a reference to an object it
@@ -55,7 +56,7 @@ GatheredWorld GatherWorld(const ApiObjects& objects) {
   GatheredWorld g;
   for (const auto* list :
        {&objects.domains, &objects.regions, &objects.nodes, &objects.rules,
-        &objects.canaries, &objects.isp_sets}) {
+        &objects.canaries, &objects.isp_sets, &objects.geo_overrides}) {
     for (const nlohmann::json& object : *list) {
       std::vector<ManifestError> errors;
       if (!ParseManifestObject(object, "", g.world, errors)) {

@@ -55,6 +55,7 @@ std::vector<json>* ObjectsOfKind(ApiObjects& objects, std::string_view kind) {
   if (kind == "Rule") return &objects.rules;
   if (kind == "Canary") return &objects.canaries;
   if (kind == "IspSet") return &objects.isp_sets;
+  if (kind == "GeoOverride") return &objects.geo_overrides;
   return nullptr;
 }
 

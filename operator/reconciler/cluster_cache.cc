@@ -80,9 +80,9 @@ ObservedState ClusterCache::Gather(int64_t now_ms, const PlanOptions& options,
   ObservedState o;
   o.now_ms = now_ms;
   o.options = options;
-  std::vector<json>* lists[] = {&o.domains,      &o.regions,  &o.nodes,
-                                &o.rules,        &o.canaries, &o.isp_sets,
-                                &o.probe_reports};
+  std::vector<json>* lists[] = {&o.domains,       &o.regions,      &o.nodes,
+                                &o.rules,         &o.canaries,     &o.isp_sets,
+                                &o.geo_overrides, &o.probe_reports};
   const std::string api_version =
       std::string(kGslbGroup) + "/" + std::string(kGslbVersion);
   for (size_t i = 0; i < kWatchedKinds.size(); ++i) {

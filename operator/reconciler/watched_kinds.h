@@ -19,14 +19,15 @@ struct WatchedKind {
 };
 
 // In ObservedState order: domains, regions, nodes, rules, canaries,
-// isp_sets, probe_reports.
-inline constexpr std::array<WatchedKind, 7> kWatchedKinds = {{
+// isp_sets, geo_overrides, probe_reports.
+inline constexpr std::array<WatchedKind, 8> kWatchedKinds = {{
     {"Domain", "domains"},
     {"Region", "regions"},
     {"Node", "nodes"},
     {"Rule", "rules"},
     {"Canary", "canaries"},
     {"IspSet", "ispsets"},
+    {"GeoOverride", "geooverrides"},
     {"ProbeReport", "probereports"},
 }};
 

@@ -93,6 +93,11 @@ std::optional<int64_t> NextChange(
       consider(*rule.expires_at * 1000);
     }
   }
+  for (const GeoOverride& o : world.geo_overrides) {
+    if (o.AppliesAt(observed.now_ms) && o.expires_at) {
+      consider(*o.expires_at * 1000);
+    }
+  }
   for (const auto& [name, d] : canaries) {
     if (d.next_step_at_ms) consider(*d.next_step_at_ms);
   }
@@ -209,6 +214,7 @@ Plan ComputePlan(const ObservedState& observed) {
   PlanRuleStatuses(in, out);
   PlanCanaryStatuses(in, out);
   PlanIspSetStatuses(in, out);
+  PlanGeoOverrideStatuses(in, out);
   PlanProbeReportStatuses(in, out);
   std::stable_sort(out.updates.begin(), out.updates.end(),
                    [](const StatusUpdate& a, const StatusUpdate& b) {

@@ -31,6 +31,7 @@ EXPECTED = {
     "Rule": ("rules", "axrule", ["DOMAIN", "ACTION", "NODE", "EXPIRES", "ACTIVE"]),
     "Canary": ("canaries", "axcanary", ["DOMAIN", "NODE", "PHASE", "PERCENT"]),
     "IspSet": ("ispsets", "axisp", ["ASNS", "NAMES", "READY"]),
+    "GeoOverride": ("geooverrides", "axgeo", ["REGION", "APPROVED", "PHASE", "EXPIRES"]),
     "ProbeReport": ("probereports", "axpr", ["VANTAGE", "OBSERVED", "STALE"]),
 }
 # Short names of built-in and common add-on resources a new one must not take.

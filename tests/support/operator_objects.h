@@ -141,7 +141,8 @@ inline json* FindObject(controller::ObservedState& state,
                         const std::string& kind, const std::string& name) {
   for (std::vector<json>* list :
        {&state.domains, &state.regions, &state.nodes, &state.rules,
-        &state.canaries, &state.isp_sets, &state.probe_reports}) {
+        &state.canaries, &state.isp_sets, &state.geo_overrides,
+        &state.probe_reports}) {
     for (json& object : *list) {
       if (object["kind"] == kind && object["metadata"]["name"] == name) {
         return &object;

@@ -50,17 +50,20 @@ inline constexpr uint8_t kGeoCountry = 2;
 inline constexpr uint8_t kGeoIsp = 1;
 
 struct Classification {
-  enum class Step : uint8_t { kCidr, kGeo, kCatchAll, kNone };
+  // kOverride: a GeoOverride's CIDR (a correction above the database).
+  enum class Step : uint8_t { kOverride, kCidr, kGeo, kCatchAll, kNone };
   // Index into the regions the Classifier was built from.
   uint32_t region = kNoIndex;
   Step step = Step::kNone;
-  // kCidr: the matched prefix length. kGeo: the sum of the kGeo* values that
-  // matched. Otherwise 0.
+  // kCidr, kOverride: the matched prefix length. kGeo: the sum of the kGeo*
+  // values that matched. Otherwise 0.
   uint8_t specificity = 0;
   // ECS SCOPE PREFIX-LENGTH (RFC 7871 §7.2.1) for answers derived from this
   // region; see Classifier::Classify for the rule.
   int scope_prefix_length = 0;
-  IpPrefix cidr;  // kCidr: the matched prefix, for explanations
+  IpPrefix cidr;  // kCidr, kOverride: the matched prefix, for explanations
+  // kOverride: index into the overrides the Classifier was built from.
+  uint32_t geo_override = kNoIndex;
 };
 
 class Classifier {
@@ -70,13 +73,18 @@ class Classifier {
   // reports such overlaps; here region order keeps the result deterministic).
   // `isp_sets` (ascending by name) resolves the regions' match.isps; a name it
   // lacks matches nothing (a validated snapshot has them all).
+  // `geo_overrides` join the regions' CIDRs; a prefix both declare goes to
+  // the override (the later, deliberate correction).
   Classifier(const std::vector<SnapshotRegion>& regions,
-             const std::vector<SnapshotIspSet>& isp_sets);
+             const std::vector<SnapshotIspSet>& isp_sets,
+             const std::vector<SnapshotGeoOverride>& geo_overrides = {});
   explicit Classifier(const Snapshot& snapshot)
-      : Classifier(snapshot.regions, snapshot.isp_sets) {}
+      : Classifier(snapshot.regions, snapshot.isp_sets,
+                   snapshot.geo_overrides) {}
 
   // First step that claims the client wins:
-  //  1. kCidr: the longest prefix over every region's match.cidrs.
+  //  1. kCidr or kOverride: the longest prefix over every region's
+  //     match.cidrs and every override's cidrs.
   //  2. kGeo: regions whose declared criterion groups all match: the geo group
   //     (the city, qualified by the client's subdivision or country, in
   //     cities, or subdivision in subdivisions, or country in countries) and
@@ -155,8 +163,11 @@ class Classifier {
   template <typename GeoStep>
   Classification ClassifyWith(const IpAddress& client, GeoStep geo_step) const;
 
+  // A CIDR's value: an index below the region count is that region's own
+  // CIDR; region count + o is override o.
   PrefixTable cidrs_;
-  StringIndex by_city_;  // "CN-GD/Shenzhen", "US/Ashburn"
+  std::vector<uint32_t> override_regions_;  // per override: its region
+  StringIndex by_city_;                     // "CN-GD/Shenzhen", "US/Ashburn"
   StringIndex by_subdivision_;
   StringIndex by_country_;
   std::unordered_map<uint32_t, RegionList> by_asn_;  // asns and the sets' ASNs

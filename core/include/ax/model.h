@@ -1,7 +1,7 @@
 // The declared world: C++ mirrors of the gslb.ax.io/v1alpha1 resources (Domain,
-// Region, Node, Rule, Canary, IspSet) as users write them. Plain data only:
-// parsing lives in model_parse.h, cross-object checks in validate.h, decisions
-// elsewhere.
+// Region, Node, Rule, Canary, IspSet, GeoOverride) as users write them. Plain
+// data only: parsing lives in model_parse.h, cross-object checks in validate.h,
+// decisions elsewhere.
 #pragma once
 
 #include <cstdint>
@@ -208,6 +208,42 @@ struct IspSet {
   bool replace_builtin = false;
 };
 
+// What measurement showed about a GeoOverride's prefixes (geo_suggest.h
+// writes it; people may too): kept so a reviewer and explain can weigh it.
+struct GeoOverrideEvidence {
+  uint32_t samples = 0;   // measurements of the prefixes in the window
+  std::string best_node;  // the node measured fastest
+  double best_ms = 0;     // its median
+  std::string db_region;  // where the geo database puts the prefixes
+  std::string db_node;    // that region's fastest node as measured
+  double db_ms = 0;       // its median
+  int64_t from = 0;       // unix seconds: the measurements' window
+  int64_t to = 0;
+  bool operator==(const GeoOverrideEvidence&) const = default;
+};
+
+// A correction to the geo database: clients in `cidrs` belong to `region`,
+// whatever the database says. Sits above the database and beside the
+// Regions' own CIDRs (the longest prefix wins; an override wins a tie).
+// A proposal (`approved` false) is listed but not applied; from expiresAt on
+// it stops applying, as a Rule does.
+struct GeoOverride {
+  ObjectMeta meta;
+  std::vector<IpPrefix> cidrs;
+  std::string region;  // Region object name
+  std::string reason;
+  std::optional<int64_t> expires_at;  // unix seconds
+  bool approved = true;
+  std::optional<GeoOverrideEvidence> evidence;
+
+  bool ExpiredAt(int64_t now_ms) const {
+    return expires_at && *expires_at * 1000 <= now_ms;
+  }
+  bool AppliesAt(int64_t now_ms) const {
+    return approved && !ExpiredAt(now_ms);
+  }
+};
+
 // Everything declared, in file order. Names are unique per kind (validate.h
 // checks).
 struct World {
@@ -217,6 +253,7 @@ struct World {
   std::vector<Rule> rules;
   std::vector<Canary> canaries;
   std::vector<IspSet> isp_sets;
+  std::vector<GeoOverride> geo_overrides;
 };
 
 // Names used in manifests and snapshots for the enums above.

@@ -27,13 +27,14 @@ struct ManifestError {
   std::string ToString() const;
 };
 
-// Parses one manifest object of kind Domain, Region, Node, Rule, Canary or
-// IspSet (apiVersion gslb.ax.io/v1alpha1) and appends it to the matching list
-// of `world`. `source` is copied into the object's metadata and into every
-// error. Unknown spec fields, wrong types and bad formats are errors; metadata
-// and status may carry fields Ax does not read (Kubernetes adds uid,
-// managedFields, conditions, ...). Returns true when the object was appended;
-// otherwise appends nothing to `world` and at least one entry to `errors`.
+// Parses one manifest object of kind Domain, Region, Node, Rule, Canary,
+// IspSet or GeoOverride (apiVersion gslb.ax.io/v1alpha1) and appends it to the
+// matching list of `world`. `source` is copied into the object's metadata and
+// into every error. Unknown spec fields, wrong types and bad formats are
+// errors; metadata and status may carry fields Ax does not read (Kubernetes
+// adds uid, managedFields, conditions, ...). Returns true when the object was
+// appended; otherwise appends nothing to `world` and at least one entry to
+// `errors`.
 bool ParseManifestObject(const nlohmann::json& object, std::string_view source,
                          World& world, std::vector<ManifestError>& errors);
 

@@ -18,9 +18,9 @@
 namespace ax {
 
 // 2: regions name a vantage group, and the groups' views of the nodes
-// (issue 14). 3: ISP sets, which region matches name (issue 16). A reader
-// takes only its own version.
-inline constexpr int kSnapshotFormatVersion = 4;
+// (issue 14). 3: ISP sets, which region matches name (issue 16). 4: region
+// cities. 5: geo overrides. A reader takes only its own version.
+inline constexpr int kSnapshotFormatVersion = 5;
 inline constexpr uint32_t kNoIndex = UINT32_MAX;
 
 struct SnapshotNode {
@@ -60,6 +60,19 @@ struct SnapshotIspSet {
   std::vector<uint32_t> asns;      // ascending, unique, none 0
   std::vector<std::string> names;  // database ISP names: ascending, unique
   bool operator==(const SnapshotIspSet&) const = default;
+};
+
+// A GeoOverride in force (approved, not expired): classification puts
+// clients in `cidrs` in `region` (classify.h).
+struct SnapshotGeoOverride {
+  std::string name;
+  std::vector<IpPrefix> cidrs;
+  uint32_t region = kNoIndex;  // index into Snapshot::regions
+  std::string reason;
+  int64_t expires_at_ms = 0;  // 0: never
+  bool has_evidence = false;
+  GeoOverrideEvidence evidence;
+  bool operator==(const SnapshotGeoOverride&) const = default;
 };
 
 // One node as one vantage group's quorum sees it.
@@ -163,6 +176,7 @@ struct Snapshot {
   std::vector<SnapshotVantageGroup> vantage_groups;  // by name
   // The ISP sets regions match on, by name; only those some region names.
   std::vector<SnapshotIspSet> isp_sets;
+  std::vector<SnapshotGeoOverride> geo_overrides;  // by name
 };
 
 // Fills the derived fields (the name_hash members). Builder and parser both

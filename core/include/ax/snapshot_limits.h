@@ -29,6 +29,8 @@ inline constexpr size_t kSnapshotMaxRoutes = 262'144;
 inline constexpr size_t kSnapshotMaxCanaries = 10'000;
 inline constexpr size_t kSnapshotMaxVantageGroups = 4'096;
 inline constexpr size_t kSnapshotMaxIspSets = 4'096;
+// Corrections per prefix: measured suggestions come one per client prefix.
+inline constexpr size_t kSnapshotMaxGeoOverrides = 65'536;
 // domains x (regions + 1 + nodes): the route index of each domain and the
 // answer counters each ax-dns worker keeps per snapshot (8 bytes a cell).
 inline constexpr size_t kSnapshotMaxDomainCells = size_t{1} << 20;
@@ -41,6 +43,7 @@ struct SnapshotCounts {
   size_t canaries = 0;
   size_t vantage_groups = 0;
   size_t isp_sets = 0;
+  size_t geo_overrides = 0;
 };
 
 SnapshotCounts CountsOf(const Snapshot& snapshot);

@@ -26,6 +26,7 @@ struct ApiObjects {
   std::vector<nlohmann::json> rules;
   std::vector<nlohmann::json> canaries;
   std::vector<nlohmann::json> isp_sets;
+  std::vector<nlohmann::json> geo_overrides;
 };
 
 struct GatheredWorld {
@@ -38,7 +39,7 @@ struct GatheredWorld {
   }
 };
 
-// Parses every Domain, Region, Node, Rule, Canary and IspSet, then validates.
+// Parses every object of the kinds above, then validates.
 // Leaving an object out can break others (a Region listing a Node that is left
 // out), so validation repeats until what remains is clean; such follow-on
 // errors say that the object they reference is invalid.

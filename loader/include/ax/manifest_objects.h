@@ -43,8 +43,8 @@ ManifestObjects ReadManifestObjects(const std::filesystem::path& dir);
 
 // The kinds ApiObjects holds, and the list of `objects` for `kind` (null for
 // any other kind).
-inline constexpr std::array<std::string_view, 6> kManifestKinds = {
-    "Domain", "Region", "Node", "Rule", "Canary", "IspSet"};
+inline constexpr std::array<std::string_view, 7> kManifestKinds = {
+    "Domain", "Region", "Node", "Rule", "Canary", "IspSet", "GeoOverride"};
 std::vector<nlohmann::json>* ObjectsOfKind(ApiObjects& objects,
                                            std::string_view kind);
 

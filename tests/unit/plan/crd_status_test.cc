@@ -46,6 +46,12 @@ FakeCluster BusyCluster() {
   o.isp_sets.push_back(testing::Object("IspSet", "telecom",
                                        {{"asns", {64512}}, {"names", {"CT"}}}));
   o.isp_sets.push_back(testing::Object("IspSet", "bad-isp", {{"asns", {0}}}));
+  o.geo_overrides.push_back(
+      testing::Object("GeoOverride", "gd",
+                      {{"cidrs", {"120.230.0.0/16"}}, {"region", "south"}}));
+  o.geo_overrides.push_back(
+      testing::Object("GeoOverride", "bad-override",
+                      {{"cidrs", {"10.0.0.0/8"}}, {"region", "nowhere"}}));
   auto report = [](const std::string& vantage, int64_t at, Health h) {
     return ReportObject(vantage, at,
                         {NodeResult("bj-01", h, 5, kT0 - 600'000),
@@ -66,7 +72,7 @@ FakeCluster BusyCluster() {
 TEST(CrdStatus, EveryStatusWrittenFitsItsSchema) {
   std::map<std::string, CrdStatusSchema> schemas;
   for (const char* kind : {"Domain", "Region", "Node", "Rule", "Canary",
-                           "IspSet", "ProbeReport"}) {
+                           "IspSet", "GeoOverride", "ProbeReport"}) {
     std::string file = kind;
     for (char& ch : file) ch = static_cast<char>(std::tolower(ch));
     schemas.emplace(kind, CrdStatusSchema(std::string(AX_SOURCE_DIR) +

@@ -240,6 +240,50 @@ TEST(PlanStatus, IspSetsReportWhatTheyResolvedTo) {
             "InvalidSpec");
 }
 
+// A GeoOverride is Proposed until approved, Active once the served table
+// carries it, and Expired at expiresAt, when the plan wakes to drop it.
+TEST(PlanStatus, GeoOverridesReportProposedActiveExpired) {
+  const int64_t expires = kT0 + 60'000;
+  FakeCluster c = SmallCluster();
+  c.state.geo_overrides = {
+      testing::Object("GeoOverride", "gd-mobile",
+                      {{"cidrs", {"120.230.0.0/16"}},
+                       {"region", "north"},
+                       {"expiresAt", FormatRfc3339Seconds(expires)}}),
+      testing::Object("GeoOverride", "proposal",
+                      {{"cidrs", {"10.0.0.0/8"}},
+                       {"region", "north"},
+                       {"approved", false}}),
+      testing::Object("GeoOverride", "bad",
+                      {{"cidrs", {"10.0.0.0/8"}}, {"region", "nowhere"}})};
+  Plan plan = c.Step(kT0);
+  const Snapshot s = *ParseRouteTableConfigMap(*c.state.route_table).snapshot;
+  ASSERT_EQ(s.geo_overrides.size(), 1u);
+  EXPECT_EQ(s.geo_overrides[0].name, "gd-mobile");
+
+  json active = c.Status("GeoOverride", "gd-mobile");
+  EXPECT_EQ(active["phase"], "Active");
+  EXPECT_EQ(active["active"], true);
+  EXPECT_EQ(
+      ConditionOf(active, "Ready")["message"],
+      "moves 1 CIDR to Region north until " + FormatRfc3339Seconds(expires));
+  const json proposal = c.Status("GeoOverride", "proposal");
+  EXPECT_EQ(proposal["phase"], "Proposed");
+  EXPECT_EQ(ConditionOf(proposal, "Ready")["reason"], "Proposed");
+  EXPECT_EQ(ConditionOf(c.Status("GeoOverride", "bad"), "Ready")["reason"],
+            "InvalidSpec");
+
+  // The plan wakes at expiresAt to take it out.
+  c.state.probe_reports = testing::UpReports(expires - 2000);
+  EXPECT_EQ(c.Step(expires - 1).requeue_after_ms, 1);
+  plan = c.Step(expires);
+  EXPECT_THAT(EventLines(plan),
+              Contains("GeoOverride/gd-mobile Normal GeoOverrideExpired"));
+  EXPECT_EQ(c.Status("GeoOverride", "gd-mobile")["phase"], "Expired");
+  EXPECT_TRUE(ParseRouteTableConfigMap(*c.state.route_table)
+                  .snapshot->geo_overrides.empty());
+}
+
 // The CRD keeps results an atomic list (cheap to apply), so the apiserver
 // lets a report list a node twice: the plan leaves that report out, says
 // which entry in its Ready condition, and counts the other vantage's votes.

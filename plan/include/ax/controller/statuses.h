@@ -76,6 +76,9 @@ void PlanCanaryStatuses(const StatusInputs& in, StatusOutput& out);
 // ready, asns, names, regions; Ready (Declared, ExtendsBuiltin,
 // ReplacesBuiltin).
 void PlanIspSetStatuses(const StatusInputs& in, StatusOutput& out);
+// phase (Proposed, Pending, Active, Expired), active, region; Ready. Event
+// GeoOverrideExpired.
+void PlanGeoOverrideStatuses(const StatusInputs& in, StatusOutput& out);
 // stale; Ready (Counted, Stale, CutOff, Superseded).
 void PlanProbeReportStatuses(const StatusInputs& in, StatusOutput& out);
 

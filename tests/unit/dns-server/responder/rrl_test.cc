@@ -242,7 +242,9 @@ TEST_F(ResponderRrlTest, ARandomSubdomainFloodSharesOneBudget) {
   for (int i = 0; i < 50; ++i) {
     Ask("192.0.2.1", Transport::kUdp, kT0, nullptr,
         Named("r" + std::to_string(i) + ".example.test"));
-    if (!info_.rrl_limited) EXPECT_EQ(info_.rcode, kRcodeNxDomain);
+    if (!info_.rrl_limited) {
+      EXPECT_EQ(info_.rcode, kRcodeNxDomain);
+    }
     limited += info_.rrl_limited;
   }
   EXPECT_EQ(limited, 48);
