@@ -39,6 +39,23 @@ std::string ExplanationToText(const nlohmann::json& e) {
   out << "classified  " << Str(c, "detail") << " [step " << Str(c, "step")
       << ", area " << Str(c, "area") << ", isp " << Str(c, "isp")
       << ", ECS scope /" << Str(c, "ecsScope") << "]\n";
+  if (c.contains("override")) {
+    // What the correction rests on, and what the database alone would say.
+    const auto& o = c["override"];
+    out << "override    database region "
+        << (o["databaseRegion"].is_null() ? "none" : Str(o, "databaseRegion"));
+    if (o.contains("expiresAt")) out << ", expires " << Str(o, "expiresAt");
+    if (!Str(o, "reason").empty()) out << "; " << Str(o, "reason");
+    out << "\n";
+    if (o.contains("evidence")) {
+      const auto& v = o["evidence"];
+      out << "evidence    " << Str(v, "samples") << " samples "
+          << Str(v, "from") << " .. " << Str(v, "to") << ": "
+          << Str(v, "bestNode") << " " << Str(v, "bestMs") << " ms vs "
+          << Str(v, "databaseNode") << " " << Str(v, "databaseMs") << " ms of "
+          << Str(v, "databaseRegion") << "\n";
+    }
+  }
   const auto& d = e["domain"];
   out << "domain      " << Str(d, "fqdn") << " strategy " << Str(d, "strategy")
       << ", up to " << Str(d, "maxAnswers") << " answers\n";

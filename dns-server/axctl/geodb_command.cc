@@ -1,4 +1,5 @@
-// axctl geodb lookup: per source, then merged, as text or JSON.
+// axctl geodb: the verbs dispatched; lookup per source, then merged, as text
+// or JSON.
 #include "axctl/geodb_command.h"
 
 #include <filesystem>
@@ -7,6 +8,8 @@
 #include <string>
 
 #include "axctl/geo_flags.h"
+#include "axctl/geodb_build.h"
+#include "axctl/geodb_diff.h"
 
 namespace ax {
 namespace {
@@ -99,11 +102,8 @@ void PrintText(const Json& lookup) {
             << merged["precedence"].get<std::string>() << ")\n";
 }
 
-}  // namespace
-
-int GeodbCommand(const Args& args) {
-  if (args.positional.size() < 2 || args.positional[0] != "lookup" ||
-      !HasGeoFiles(args)) {
+int LookupCommand(const Args& args) {
+  if (args.positional.size() < 2 || !HasGeoFiles(args)) {
     std::cerr << "usage:\n" << kGeodbUsage;
     return 2;
   }
@@ -135,6 +135,21 @@ int GeodbCommand(const Args& args) {
   }
   if (args.Has("--json")) std::cout << all.dump(2) << "\n";
   return 0;
+}
+
+}  // namespace
+
+int GeodbCommand(const Args& args) {
+  const std::string verb = args.positional.empty() ? "" : args.positional[0];
+  if (args.Has("--help")) {
+    std::cout << "usage:\n" << kGeodbUsage;
+    return 0;
+  }
+  if (verb == "lookup") return LookupCommand(args);
+  if (verb == "build") return GeodbBuildCommand(args);
+  if (verb == "diff") return GeodbDiffCommand(args);
+  std::cerr << "usage:\n" << kGeodbUsage;
+  return 2;
 }
 
 }  // namespace ax

@@ -4,7 +4,11 @@
 //   axctl explain NAME --client IP      why this client gets these nodes
 //                                       (explain_command.h: the sources)
 //   axctl geodb lookup IP...            what each geo database says
+//   axctl geodb build CSV... -o OUT     the operator's geo data as an MMDB
+//   axctl geodb diff A-FLAGS B-FLAGS    where two geo sources disagree
 //                                       (geodb_command.h)
+//   axctl geo suggest PATH... --measurements F   GeoOverride proposals
+//                                       (geo_suggest_command.h)
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -13,6 +17,7 @@
 #include "ax/snapshot_json.h"
 #include "axctl/args.h"
 #include "axctl/explain_command.h"
+#include "axctl/geo_suggest_command.h"
 #include "axctl/geodb_command.h"
 #include "axctl/world_source.h"
 
@@ -25,16 +30,17 @@ const std::string kUsage = std::string(
                                "manifests (files or directories)\n"
                                "  axctl snapshot PATH... [--pretty]      print "
                                "the route-table snapshot\n") +
-                           kExplainUsage + kGeodbUsage;
+                           kExplainUsage + kGeodbUsage + kGeoUsage;
 
 int ValidateCommand(const Args& args) {
   World world;
   if (!LoadManifests(args.positional, world)) return 1;
   std::printf(
       "ok: %zu domains, %zu regions, %zu nodes, %zu rules, %zu canaries, %zu "
-      "ISP sets\n",
+      "ISP sets, %zu geo overrides\n",
       world.domains.size(), world.regions.size(), world.nodes.size(),
-      world.rules.size(), world.canaries.size(), world.isp_sets.size());
+      world.rules.size(), world.canaries.size(), world.isp_sets.size(),
+      world.geo_overrides.size());
   return 0;
 }
 
@@ -57,12 +63,15 @@ int main(int argc, char** argv) {
     std::fputs(ax::kUsage.c_str(), command.empty() ? stderr : stdout);
     return command.empty() ? 2 : 0;
   }
-  const ax::Args args = ax::ParseArgs(
-      argc, argv, 2, {"--pretty", "--json", "--aaaa", "--geo-cities"});
+  const ax::Args args =
+      ax::ParseArgs(argc, argv, 2,
+                    {"--pretty", "--json", "--aaaa", "--geo-cities", "--help",
+                     "--skip-bad-lines"});
   if (command == "validate") return ax::ValidateCommand(args);
   if (command == "snapshot") return ax::SnapshotCommand(args);
   if (command == "explain") return ax::ExplainCommand(args);
   if (command == "geodb") return ax::GeodbCommand(args);
+  if (command == "geo") return ax::GeoCommand(args);
   std::cerr << "axctl: unknown command '" << command << "'\n" << ax::kUsage;
   return 2;
 }

@@ -36,6 +36,7 @@ bool LoadManifests(const std::vector<std::string>& paths, World& world) {
     Append(world.rules, r.world.rules);
     Append(world.canaries, r.world.canaries);
     Append(world.isp_sets, r.world.isp_sets);
+    Append(world.geo_overrides, r.world.geo_overrides);
   }
   if (paths.size() > 1 && ok) {
     // Files were validated one by one; references may cross them.

@@ -19,7 +19,8 @@ std::optional<GeoFieldPaths> GeoFieldPathsForSchema(std::string_view schema) {
                          .latitude = {"latitude"},
                          .longitude = {"longitude"},
                          .asn = {"autonomous_system_number"},
-                         .city = {"city"}};
+                         .city = {"city"},
+                         .isp = {}};
   }
   return std::nullopt;
 }

@@ -22,8 +22,9 @@ struct GeoFieldPaths {
   std::vector<std::string> longitude{"location", "longitude"};
   std::vector<std::string> asn{"autonomous_system_number"};
   std::vector<std::string> city{"city", "names", "en"};
-  // The carrier's name (GeoIP2-ISP: "isp"); empty: not read.
-  std::vector<std::string> isp;
+  // The carrier's name: top-level "isp", as GeoIP2-ISP and the files
+  // `axctl geodb build` writes have it; empty: not read.
+  std::vector<std::string> isp{"isp"};
 
   bool operator==(const GeoFieldPaths&) const = default;
 };

@@ -20,6 +20,10 @@ TEST(GeoFieldsTest, Schemas) {
   EXPECT_EQ(dbip->latitude, Path{"latitude"});
   EXPECT_EQ(dbip->longitude, Path{"longitude"});
   EXPECT_EQ(dbip->asn, Path{"autonomous_system_number"});
+  // The carrier: top-level "isp" in the GeoIP2 layout (GeoIP2-ISP, axctl
+  // geodb build); dbip has none.
+  EXPECT_EQ(GeoFieldPaths{}.isp, Path{"isp"});
+  EXPECT_TRUE(dbip->isp.empty());
   EXPECT_FALSE(GeoFieldPathsForSchema("GeoIP2"));
 }
 
