@@ -98,21 +98,22 @@ nlohmann::json OverrideJson(const Snapshot& s, const Classifier& classifier,
   out["databaseRegion"] = db.region != kNoIndex
                               ? nlohmann::json(s.regions[db.region].name)
                               : nlohmann::json(nullptr);
-  if (o.has_evidence) {
-    const GeoOverrideEvidence& e = o.evidence;
-    out["evidence"] = {{"samples", e.samples},
-                       {"bestNode", e.best_node},
-                       {"bestMs", e.best_ms},
-                       {"databaseRegion", e.db_region},
-                       {"databaseNode", e.db_node},
-                       {"databaseMs", e.db_ms},
-                       {"from", FormatRfc3339Seconds(e.from * 1000)},
-                       {"to", FormatRfc3339Seconds(e.to * 1000)}};
-  }
+  if (o.has_evidence) out["evidence"] = GeoOverrideEvidenceJson(o.evidence);
   return out;
 }
 
 }  // namespace
+
+nlohmann::json GeoOverrideEvidenceJson(const GeoOverrideEvidence& e) {
+  return {{"samples", e.samples},
+          {"bestNode", e.best_node},
+          {"bestMs", e.best_ms},
+          {"databaseRegion", e.db_region},
+          {"databaseNode", e.db_node},
+          {"databaseMs", e.db_ms},
+          {"from", FormatRfc3339Seconds(e.from * 1000)},
+          {"to", FormatRfc3339Seconds(e.to * 1000)}};
+}
 
 nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
                        const ExplainRequest& req) {

@@ -74,14 +74,8 @@ int ExplainLocal(const Args& args, const IpAddress& client) {
   req.now_ms = runtime::WallMs();
   // Keeps the geo databases (and the views GeoInfo holds into them) alive.
   std::shared_ptr<const dns::GeoResolver> resolver;
-  if (HasGeoFiles(args)) {
-    std::string error;
-    resolver =
-        GeoResolverFromFlags(args, dns::GeoResolver::Mode::kDirect, &error);
-    if (!resolver) {
-      std::cerr << error << "\n";
-      return 1;
-    }
+  if (!OptionalGeoResolver(args, resolver)) return 1;
+  if (resolver) {
     resolver->Lookup(client, req.geo, dns::GeoResolver::Detail::kLocation);
   }
   // Flags fill (or override) what the databases said.

@@ -1,6 +1,8 @@
 // axctl's geo flags -> a GeoStore config -> one resolver.
 #include "axctl/geo_flags.h"
 
+#include <iostream>
+
 #include "geo/geo_store.h"
 
 namespace ax {
@@ -43,6 +45,16 @@ std::shared_ptr<const dns::GeoResolver> GeoResolverFromFlags(
   std::shared_ptr<const dns::GeoResolver> resolver = store.Current();
   if (!resolver) *error = "geo databases: " + store.status().last_error;
   return resolver;
+}
+
+bool OptionalGeoResolver(const Args& args,
+                         std::shared_ptr<const dns::GeoResolver>& out) {
+  out = nullptr;
+  if (!HasGeoFiles(args)) return true;
+  std::string error;
+  out = GeoResolverFromFlags(args, dns::GeoResolver::Mode::kDirect, &error);
+  if (!out) std::cerr << error << "\n";
+  return out != nullptr;
 }
 
 }  // namespace ax

@@ -20,4 +20,10 @@ bool HasGeoFiles(const Args& args);
 std::shared_ptr<const dns::GeoResolver> GeoResolverFromFlags(
     const Args& args, dns::GeoResolver::Mode mode, std::string* error);
 
+// For commands where the files are optional: `out` the direct-lookup
+// resolver, or null when no geo file was given; false (the reason printed to
+// stderr) when one was given and did not open.
+bool OptionalGeoResolver(const Args& args,
+                         std::shared_ptr<const dns::GeoResolver>& out);
+
 }  // namespace ax

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "ax/classify.h"
+#include "ax/explain.h"
 #include "ax/rfc3339.h"
 #include "axctl/geo_flags.h"
 #include "axctl/measurement_log.h"
@@ -180,17 +181,7 @@ Json GeoOverrideManifest(const GeoOverride& o) {
     spec["expiresAt"] = FormatRfc3339Seconds(*o.expires_at * 1000);
   }
   spec["approved"] = o.approved;
-  if (o.evidence) {
-    const GeoOverrideEvidence& e = *o.evidence;
-    spec["evidence"] = {{"samples", e.samples},
-                        {"bestNode", e.best_node},
-                        {"bestMs", e.best_ms},
-                        {"databaseRegion", e.db_region},
-                        {"databaseNode", e.db_node},
-                        {"databaseMs", e.db_ms},
-                        {"from", FormatRfc3339Seconds(e.from * 1000)},
-                        {"to", FormatRfc3339Seconds(e.to * 1000)}};
-  }
+  if (o.evidence) spec["evidence"] = GeoOverrideEvidenceJson(*o.evidence);
   return {{"apiVersion", kApiVersion},
           {"kind", "GeoOverride"},
           {"metadata", {{"name", o.meta.name}}},
@@ -213,15 +204,7 @@ int GeoCommand(const Args& args) {
   const std::optional<Snapshot> snapshot = SnapshotFromManifests(paths);
   if (!snapshot) return 1;
   std::shared_ptr<const dns::GeoResolver> resolver;
-  if (HasGeoFiles(args)) {
-    std::string error;
-    resolver =
-        GeoResolverFromFlags(args, dns::GeoResolver::Mode::kDirect, &error);
-    if (!resolver) {
-      std::cerr << error << "\n";
-      return 1;
-    }
-  }
+  if (!OptionalGeoResolver(args, resolver)) return 1;
   std::vector<Measurement> measurements;
   if (!ReadMeasurements(args, measurements)) return 1;
 

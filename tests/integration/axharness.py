@@ -162,6 +162,25 @@ def copy_manifests(dest: Path, *sources: Path) -> Path:
     return dest
 
 
+def write_one_node_regions(directory: Path, domain_yaml: str,
+                           regions: dict[str, tuple[str, dict]]) -> None:
+    """Writes world.yaml into directory: the Domain given, and per Region name (its
+    node's address, its match) one Node "<name>-node" of that address and the Region
+    listing only it, so that an answer's address names the client's Region."""
+    docs = [domain_yaml]
+    for name, (address, match) in regions.items():
+        docs.append(json.dumps({
+            "apiVersion": "gslb.ax.io/v1alpha1", "kind": "Node",
+            "metadata": {"name": f"{name}-node"},
+            "spec": {"addresses": [address], "isp": "any"}}))
+        docs.append(json.dumps({
+            "apiVersion": "gslb.ax.io/v1alpha1", "kind": "Region",
+            "metadata": {"name": name},
+            "spec": {"isp": "any", "match": match, "nodes": [f"{name}-node"]}},
+            ensure_ascii=False))
+    (directory / "world.yaml").write_text("\n---\n".join(docs), encoding="utf-8")
+
+
 # --- ax-dns ----------------------------------------------------------------------
 
 

@@ -21,7 +21,8 @@ import time
 
 import yaml
 
-from axharness import AxDns, addresses, ask, built_binary, dbip_geo_args, ecs_of, make_query, running
+from axharness import (AxDns, addresses, ask, built_binary, dbip_geo_args, ecs_of, make_query,
+                       running, write_one_node_regions)
 
 # One node per Region, its address naming the Region in answers.
 REGIONS = {
@@ -37,27 +38,16 @@ UNMOVED = ["123.112.1.0/24", "123.112.2.0/24", "123.112.3.0/24", "123.113.0.0/24
 START = datetime.datetime(2026, 12, 1, tzinfo=datetime.timezone.utc)
 
 
-def write_manifests(directory) -> None:
-    docs = [textwrap.dedent("""\
-        apiVersion: gslb.ax.io/v1alpha1
-        kind: Domain
-        metadata: {name: api}
-        spec:
-          fqdn: api.example.test
-          zone: example.test
-          strategy: RegionPriority
-          maxAnswers: 1
-        """)]
-    for name, (address, match) in REGIONS.items():
-        docs.append(json.dumps({
-            "apiVersion": "gslb.ax.io/v1alpha1", "kind": "Node",
-            "metadata": {"name": f"{name}-node"},
-            "spec": {"addresses": [address], "isp": "any"}}))
-        docs.append(json.dumps({
-            "apiVersion": "gslb.ax.io/v1alpha1", "kind": "Region",
-            "metadata": {"name": name},
-            "spec": {"isp": "any", "match": match, "nodes": [f"{name}-node"]}}))
-    (directory / "world.yaml").write_text("\n---\n".join(docs))
+DOMAIN = textwrap.dedent("""\
+    apiVersion: gslb.ax.io/v1alpha1
+    kind: Domain
+    metadata: {name: api}
+    spec:
+      fqdn: api.example.test
+      zone: example.test
+      strategy: RegionPriority
+      maxAnswers: 1
+    """)
 
 
 def samples(rng: random.Random, prefix24: str, node: str, ms: float, n: int):
@@ -118,7 +108,7 @@ def answer(server: AxDns, subnet: str) -> tuple[str, int]:
 def test_suggest_then_apply_moves_only_that_prefix(tmp_path):
     manifests = tmp_path / "manifests"
     manifests.mkdir()
-    write_manifests(manifests)
+    write_one_node_regions(manifests, DOMAIN, REGIONS)
     jsonl, access = write_logs(tmp_path)
 
     r = suggest(manifests, "--measurements", str(jsonl),
@@ -178,7 +168,7 @@ def test_suggest_then_apply_moves_only_that_prefix(tmp_path):
 def test_suggest_refuses_a_bad_line_by_file_and_line(tmp_path):
     manifests = tmp_path / "manifests"
     manifests.mkdir()
-    write_manifests(manifests)
+    write_one_node_regions(manifests, DOMAIN, REGIONS)
     log = tmp_path / "m.jsonl"
     log.write_text(
         '{"client": "123.112.0.1", "node": "gd-telecom-node", "ttfbMs": 20, "time": 1}\n'

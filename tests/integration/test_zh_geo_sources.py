@@ -18,7 +18,7 @@ import textwrap
 import pytest
 
 from axharness import (AxDns, addresses, ask, built_binary, dbip_geo_args, make_query,
-                       running, zh_geo_files)
+                       running, write_one_node_regions, zh_geo_files)
 
 # Each answer names its Region: one node per Region, its address the Region's.
 REGIONS = {
@@ -42,35 +42,23 @@ CLIENTS = [
 ]
 
 
-def write_manifests(directory) -> None:
-    docs = [textwrap.dedent("""\
-        apiVersion: gslb.ax.io/v1alpha1
-        kind: Domain
-        metadata: {name: api}
-        spec:
-          fqdn: api.example.test
-          zone: example.test
-          strategy: RegionPriority
-          maxAnswers: 1
-          fallback: {addresses: ["192.0.2.200"]}
-        """)]
-    for name, (address, match) in REGIONS.items():
-        docs.append(json.dumps({
-            "apiVersion": "gslb.ax.io/v1alpha1", "kind": "Node",
-            "metadata": {"name": f"{name}-node"},
-            "spec": {"addresses": [address], "isp": "any"}}))
-        docs.append(json.dumps({
-            "apiVersion": "gslb.ax.io/v1alpha1", "kind": "Region",
-            "metadata": {"name": name},
-            "spec": {"isp": "any", "match": match, "nodes": [f"{name}-node"]}},
-            ensure_ascii=False))
-    (directory / "world.yaml").write_text("\n---\n".join(docs), encoding="utf-8")
+DOMAIN = textwrap.dedent("""\
+    apiVersion: gslb.ax.io/v1alpha1
+    kind: Domain
+    metadata: {name: api}
+    spec:
+      fqdn: api.example.test
+      zone: example.test
+      strategy: RegionPriority
+      maxAnswers: 1
+      fallback: {addresses: ["192.0.2.200"]}
+    """)
 
 
 @pytest.fixture(scope="module")
 def manifests(tmp_path_factory):
     directory = tmp_path_factory.mktemp("zh-geo-manifests")
-    write_manifests(directory)
+    write_one_node_regions(directory, DOMAIN, REGIONS)
     return directory
 
 

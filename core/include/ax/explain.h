@@ -26,6 +26,10 @@ struct ExplainRequest {
                       // is replayable
 };
 
+// A GeoOverride's evidence as manifests spell it (times RFC 3339); the
+// explanation shows it the same way.
+nlohmann::json GeoOverrideEvidenceJson(const GeoOverrideEvidence& evidence);
+
 // The explanation; {"error": "..."} when the name is not a served domain.
 nlohmann::json Explain(const Snapshot& snapshot, const Classifier& classifier,
                        const ExplainRequest& request);
