@@ -122,6 +122,7 @@ class CompiledGeo::Builder {
               if (!decode(facts)) return false;
               RankedFacts ranked;
               sources_.MergeInto(ranked, s, facts);
+              OwnTexts(ranked.facts);
               id = ranked.empty() ? kNoRecord : InternPartial(ranked);
             }
             value = id;
@@ -132,7 +133,16 @@ class CompiledGeo::Builder {
         error_);
   }
 
-  // Partial values view the sources' files, which outlive the build.
+  // Points `facts`' views at this object's copies: the walk drops the file's
+  // pages when it ends, and reading a view into them afterwards (merging,
+  // freezing) would fault them back in for good.
+  void OwnTexts(GeoFacts& facts) {
+    for (std::string_view* text :
+         {&facts.country, &facts.subdivision, &facts.city, &facts.isp}) {
+      *text = out_.texts_[Text(*text)];
+    }
+  }
+
   uint32_t InternPartial(const RankedFacts& facts) {
     auto [it, added] = partial_ids_.try_emplace(
         facts, static_cast<uint32_t>(partials_.size()));
