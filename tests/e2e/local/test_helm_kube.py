@@ -382,6 +382,14 @@ def test_readme_kubectl_walkthrough(kube, operator, quickstart):
         return ready.get("Ready", {}).get("reason") == "InvalidSpec"
 
     wait_for("cn-east-mobile reported InvalidSpec", invalid_region, 20, 0.3)
+
+    def proposed_override():
+        override = json.loads(kube.kubectl("get", "axgeo", "gd-mobile-egress", "-n",
+                                           NAMESPACE, "-o", "json").stdout)
+        return override.get("status", {}).get("phase") == "Proposed"
+
+    wait_for("the GeoOverride reported Proposed", proposed_override, 20, 0.3)
+    kube.kubectl("delete", "axgeo", "gd-mobile-egress", "-n", NAMESPACE)
     kube.kubectl("delete", "axreg", "cn-east-mobile", "-n", NAMESPACE)
     kube.kubectl("patch", "axnode", "gz-02", "-n", NAMESPACE, "--type=merge", "-p",
                  '{"spec":{"adminState":"Active"}}')
