@@ -10,27 +10,13 @@
 #include <map>
 #include <tuple>
 
+#include "ax/median.h"
+
 namespace ax {
 namespace {
 
-// Orders prefixes by family, then address, then length.
-struct PrefixLess {
-  bool operator()(const IpPrefix& a, const IpPrefix& b) const {
-    return std::tie(a.address.family, a.address.bytes, a.length) <
-           std::tie(b.address.family, b.address.bytes, b.length);
-  }
-};
-
 // Medians are reported to 0.1 ms: finer is noise.
 double Round(double ms) { return std::round(ms * 10) / 10; }
-
-double Median(std::vector<double> values) {
-  const size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + mid, values.end());
-  const double upper = values[mid];
-  if (values.size() % 2 == 1) return upper;
-  return (*std::max_element(values.begin(), values.begin() + mid) + upper) / 2;
-}
 
 struct NodeStats {
   double median = 0;
@@ -46,7 +32,7 @@ std::map<std::string, NodeStats> NodeMedians(
   for (auto& [node, values] : by_node) {
     const size_t count = values.size();
     if (count >= min_samples) {
-      out[node] = {Round(Median(std::move(values))), count};
+      out[node] = {Round(*Median(std::move(values))), count};
     }
   }
   return out;
@@ -73,17 +59,23 @@ const Region* TargetRegion(const std::vector<Region>& regions,
   return best;
 }
 
-// In how many of the prefix's time slices `best` beat `other` (won), of the
-// slices where both had enough samples (compared).
+// The first and last time among `samples` (not empty).
+std::pair<int64_t, int64_t> TimeSpan(
+    const std::vector<const Measurement*>& samples) {
+  const auto [first, last] =
+      std::minmax_element(samples.begin(), samples.end(),
+                          [](const Measurement* a, const Measurement* b) {
+                            return a->time < b->time;
+                          });
+  return {(*first)->time, (*last)->time};
+}
+
+// In how many of the time slices of [first, last] `best` beat `other` (won),
+// of the slices where both had enough samples (compared).
 std::pair<uint32_t, uint32_t> WindowsWon(
-    const std::vector<const Measurement*>& samples, const std::string& best,
-    const std::string& other, const SuggestOptions& o) {
-  int64_t first = samples.front()->time;
-  int64_t last = first;
-  for (const Measurement* m : samples) {
-    first = std::min(first, m->time);
-    last = std::max(last, m->time);
-  }
+    const std::vector<const Measurement*>& samples, int64_t first, int64_t last,
+    const std::string& best, const std::string& other,
+    const SuggestOptions& o) {
   const uint32_t windows = std::max<uint32_t>(o.windows, 1);
   const double width = static_cast<double>(last - first + 1) / windows;
   std::vector<std::vector<const Measurement*>> slices(windows);
@@ -178,7 +170,7 @@ Suggestions SuggestGeoOverrides(
     const std::vector<Region>& regions,
     const std::function<std::string(const IpPrefix&)>& classified,
     int64_t now_s, const SuggestOptions& o) {
-  std::map<IpPrefix, std::vector<const Measurement*>, PrefixLess> by_prefix;
+  std::map<IpPrefix, std::vector<const Measurement*>> by_prefix;
   for (const Measurement& m : measurements) {
     const int length =
         m.client.family == IpFamily::kV4 ? o.v4_prefix : o.v6_prefix;
@@ -232,19 +224,14 @@ Suggestions SuggestGeoOverrides(
     } else if (!target) {
       f.verdict = SuggestVerdict::kNoRegionForNode;
     } else {
+      const auto [from, to] = TimeSpan(samples);
       std::tie(f.windows_won, f.windows_compared) =
-          WindowsWon(samples, f.best_node, f.region_node, o);
+          WindowsWon(samples, from, to, f.best_node, f.region_node, o);
       if (f.windows_won < o.min_windows_won) {
         f.verdict = SuggestVerdict::kInconsistent;
       } else {
         f.verdict = SuggestVerdict::kProposed;
         f.target = target->meta.name;
-        int64_t from = samples.front()->time;
-        int64_t to = from;
-        for (const Measurement* m : samples) {
-          from = std::min(from, m->time);
-          to = std::max(to, m->time);
-        }
         out.proposals.push_back(Proposal(f, from, to, now_s, o));
       }
     }

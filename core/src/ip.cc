@@ -27,6 +27,14 @@ std::optional<IpAddress> ParseIp(std::string_view text) {
   return std::nullopt;
 }
 
+IpAddress LastAddress(const IpPrefix& prefix) {
+  IpAddress last = prefix.address;
+  for (int bit = prefix.length; bit < last.BitLength(); ++bit) {
+    last.bytes[bit / 8] |= static_cast<uint8_t>(0x80 >> (bit % 8));
+  }
+  return last;
+}
+
 IpAddress Mask(const IpAddress& ip, int length) {
   IpAddress out = ip;
   if (length < 0) length = 0;

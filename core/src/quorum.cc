@@ -7,6 +7,8 @@
 #include <set>
 #include <utility>
 
+#include "ax/median.h"
+
 namespace ax {
 namespace {
 
@@ -56,14 +58,6 @@ std::set<std::string> FindCutOff(
     }
   }
   return cut_off;
-}
-
-std::optional<double> Median(std::vector<double> values) {
-  if (values.empty()) return std::nullopt;
-  std::sort(values.begin(), values.end());
-  const size_t mid = values.size() / 2;
-  if (values.size() % 2 == 1) return values[mid];
-  return (values[mid - 1] + values[mid]) / 2;
 }
 
 // When the present verdict formed: the k-th earliest change among the agreeing

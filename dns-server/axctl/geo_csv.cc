@@ -242,19 +242,11 @@ std::optional<Header> ParseHeader(const Record& record,
   return header;
 }
 
-IpAddress LastOf(const IpPrefix& block) {
-  IpAddress last = block.address;
-  for (int bit = block.length; bit < last.BitLength(); ++bit) {
-    last.bytes[bit / 8] |= static_cast<uint8_t>(0x80 >> (bit % 8));
-  }
-  return last;
-}
-
 // Appends the fewest blocks under `block` that cover exactly its part of
 // [first, last], in address order.
 void Cover(const IpPrefix& block, const IpAddress& first, const IpAddress& last,
            std::vector<IpPrefix>& out) {
-  const IpAddress block_last = LastOf(block);
+  const IpAddress block_last = LastAddress(block);
   if (block_last < first || last < block.address) return;
   if (first <= block.address && block_last <= last) {
     out.push_back(block);

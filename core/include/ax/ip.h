@@ -48,6 +48,8 @@ std::optional<IpPrefix> ParsePrefix(std::string_view text,
 
 // Clears every bit past `length` (clamped to the family's bit length).
 IpAddress Mask(const IpAddress& ip, int length);
+// The last address of `prefix` (every bit past its length set).
+IpAddress LastAddress(const IpPrefix& prefix);
 
 std::string FormatIp(const IpAddress& ip);
 std::string FormatPrefix(const IpPrefix& prefix);

@@ -44,6 +44,14 @@ struct ObjectMeta {
   std::string source;
 };
 
+// Whether something with an optional expiresAt (unix seconds) has stopped
+// applying at `now_ms`: from expiresAt on, inclusive. The one definition the
+// builder and the operator's statuses share (Rule, GeoOverride).
+inline bool ExpiredAt(const std::optional<int64_t>& expires_at,
+                      int64_t now_ms) {
+  return expires_at && *expires_at * 1000 <= now_ms;
+}
+
 struct TtlPolicy {
   uint32_t steady = 300;
   uint32_t failover = 60;
@@ -163,10 +171,8 @@ struct Rule {
   std::optional<int64_t> expires_at;  // unix seconds
   std::string reason;
 
-  // Whether the Rule has stopped applying at `now_ms`: from expiresAt on,
-  // inclusive. The one definition the builder and the operator's status share.
   bool ExpiredAt(int64_t now_ms) const {
-    return expires_at && *expires_at * 1000 <= now_ms;
+    return ax::ExpiredAt(expires_at, now_ms);
   }
 };
 
@@ -237,7 +243,7 @@ struct GeoOverride {
   std::optional<GeoOverrideEvidence> evidence;
 
   bool ExpiredAt(int64_t now_ms) const {
-    return expires_at && *expires_at * 1000 <= now_ms;
+    return ax::ExpiredAt(expires_at, now_ms);
   }
   bool AppliesAt(int64_t now_ms) const {
     return approved && !ExpiredAt(now_ms);

@@ -32,10 +32,7 @@ inline IpAddress A(const char* text) { return ParseIp(text).value(); }
 
 // The last address of `ip`'s block of prefix `length`.
 inline IpAddress LastAddress(IpAddress ip, int length) {
-  for (int bit = length; bit < ip.BitLength(); ++bit) {
-    ip.bytes[bit / 8] |= static_cast<uint8_t>(0x80 >> (bit % 8));
-  }
-  return ip;
+  return ax::LastAddress(IpPrefix{ip, length});
 }
 
 // A seeded random address: IPv4 for even `i`, else IPv6 in 2000::/4 (assigned
