@@ -1,16 +1,15 @@
-// SuggestGeoOverrides (geo_suggest.h): group by client prefix, medians per
-// node, the classified Region's best against the overall best, margins and
-// time windows, then a proposal naming the Region where the best node
-// serves.
+// AggregateMeasurements and SuggestGeoOverrides (geo_suggest.h): group by
+// client prefix and time slice, medians per node, the classified Region's
+// best against the overall best, margins and time windows, then a proposal
+// naming the Region where the best node serves.
 #include "ax/geo_suggest.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <tuple>
-
-#include "ax/median.h"
 
 namespace ax {
 namespace {
@@ -18,21 +17,15 @@ namespace {
 // Medians are reported to 0.1 ms: finer is noise.
 double Round(double ms) { return std::round(ms * 10) / 10; }
 
-struct NodeStats {
-  double median = 0;
-  size_t samples = 0;
-};
+using NodeHistograms = std::map<std::string, LatencyHistogram>;
 
-// Per node with at least `min_samples`: its median.
-std::map<std::string, NodeStats> NodeMedians(
-    const std::vector<const Measurement*>& samples, uint32_t min_samples) {
-  std::map<std::string, std::vector<double>> by_node;
-  for (const Measurement* m : samples) by_node[m->node].push_back(m->ms);
-  std::map<std::string, NodeStats> out;
-  for (auto& [node, values] : by_node) {
-    const size_t count = values.size();
-    if (count >= min_samples) {
-      out[node] = {Round(*Median(std::move(values))), count};
+// Per node with at least `min_samples` (and one): its median.
+std::map<std::string, double> NodeMedians(const NodeHistograms& by_node,
+                                          uint64_t min_samples) {
+  std::map<std::string, double> out;
+  for (const auto& [node, latency] : by_node) {
+    if (latency.count() >= std::max<uint64_t>(min_samples, 1)) {
+      out[node] = Round(*latency.Median());
     }
   }
   return out;
@@ -59,42 +52,37 @@ const Region* TargetRegion(const std::vector<Region>& regions,
   return best;
 }
 
-// The first and last time among `samples` (not empty).
-std::pair<int64_t, int64_t> TimeSpan(
-    const std::vector<const Measurement*>& samples) {
-  const auto [first, last] =
-      std::minmax_element(samples.begin(), samples.end(),
-                          [](const Measurement* a, const Measurement* b) {
-                            return a->time < b->time;
-                          });
-  return {(*first)->time, (*last)->time};
-}
-
-// In how many of the time slices of [first, last] `best` beat `other` (won),
-// of the slices where both had enough samples (compared).
+// In how many of the time slices `best` beat `other` (won), of the slices
+// where both had enough samples (compared).
 std::pair<uint32_t, uint32_t> WindowsWon(
-    const std::vector<const Measurement*>& samples, int64_t first, int64_t last,
-    const std::string& best, const std::string& other,
-    const SuggestOptions& o) {
-  const uint32_t windows = std::max<uint32_t>(o.windows, 1);
-  const double width = static_cast<double>(last - first + 1) / windows;
-  std::vector<std::vector<const Measurement*>> slices(windows);
-  for (const Measurement* m : samples) {
-    const auto slice = static_cast<size_t>((m->time - first) / width);
-    slices[std::min<size_t>(slice, windows - 1)].push_back(m);
-  }
+    const std::vector<NodeHistograms>& windows, const std::string& best,
+    const std::string& other, const SuggestOptions& o) {
   uint32_t won = 0;
   uint32_t compared = 0;
-  for (const auto& slice : slices) {
-    const auto medians = NodeMedians(slice, o.min_window_samples);
+  for (const NodeHistograms& window : windows) {
+    const auto medians = NodeMedians(window, o.min_window_samples);
     const auto b = medians.find(best);
     const auto r = medians.find(other);
     if (b == medians.end() || r == medians.end()) continue;
     ++compared;
-    won += b->second.median < r->second.median;
+    won += b->second < r->second;
   }
   return {won, compared};
 }
+
+// One sample or one report row, before the prefix's slices are known.
+struct Entry {
+  int64_t at;  // unix seconds: the sample's time, the report window's middle
+  const std::string* node;
+  double ms;                        // a sample's
+  const LatencyHistogram* latency;  // a report row's; null for a sample
+};
+
+struct Group {
+  int64_t from = 0;
+  int64_t to = 0;
+  std::vector<Entry> entries;
+};
 
 // "geo-120-230-7-0-24": a Kubernetes name for the prefix's proposal.
 std::string ProposalName(const IpPrefix& prefix) {
@@ -165,31 +153,84 @@ const char* SuggestVerdictName(SuggestVerdict v) {
   return "?";
 }
 
+std::vector<PrefixMeasurements> AggregateMeasurements(
+    const std::vector<Measurement>& samples,
+    const std::vector<MeasurementReport>& reports, const SuggestOptions& o) {
+  std::map<IpPrefix, Group> groups;
+  const auto add = [&](const IpPrefix& prefix, int64_t from, int64_t to,
+                       const Entry& entry) {
+    const int length = std::min(
+        prefix.length,
+        prefix.address.family == IpFamily::kV4 ? o.v4_prefix : o.v6_prefix);
+    auto [it, fresh] =
+        groups.try_emplace({Mask(prefix.address, length), length});
+    Group& g = it->second;
+    g.from = fresh ? from : std::min(g.from, from);
+    g.to = fresh ? to : std::max(g.to, to);
+    g.entries.push_back(entry);
+  };
+  for (const Measurement& m : samples) {
+    add({m.client, 128}, m.time, m.time, {m.time, &m.node, m.ms, nullptr});
+  }
+  for (const MeasurementReport& r : reports) {
+    const int64_t from = r.from_ms / 1000;
+    const int64_t to = r.to_ms / 1000;
+    for (const MeasuredPrefix& p : r.prefixes) {
+      for (const MeasuredNode& n : p.nodes) {
+        add(p.prefix, from, to,
+            {from + (to - from) / 2, &n.node, 0, &n.latency});
+      }
+    }
+  }
+  std::vector<PrefixMeasurements> out;
+  out.reserve(groups.size());
+  const uint32_t windows = std::max<uint32_t>(o.windows, 1);
+  for (const auto& [prefix, g] : groups) {
+    PrefixMeasurements& pm = out.emplace_back();
+    pm.prefix = prefix;
+    pm.from = g.from;
+    pm.to = g.to;
+    pm.windows.resize(windows);
+    const double width = static_cast<double>(g.to - g.from + 1) / windows;
+    for (const Entry& e : g.entries) {
+      const auto slice = std::min<size_t>(
+          static_cast<size_t>((e.at - g.from) / width), windows - 1);
+      LatencyHistogram& h = pm.windows[slice][*e.node];
+      if (e.latency) {
+        h.Merge(*e.latency);
+      } else {
+        h.Add(e.ms);
+      }
+    }
+  }
+  return out;
+}
+
 Suggestions SuggestGeoOverrides(
-    const std::vector<Measurement>& measurements,
+    const std::vector<PrefixMeasurements>& measurements,
     const std::vector<Region>& regions,
     const std::function<std::string(const IpPrefix&)>& classified,
     int64_t now_s, const SuggestOptions& o) {
-  std::map<IpPrefix, std::vector<const Measurement*>> by_prefix;
-  for (const Measurement& m : measurements) {
-    const int length =
-        m.client.family == IpFamily::kV4 ? o.v4_prefix : o.v6_prefix;
-    by_prefix[{Mask(m.client, length), length}].push_back(&m);
-  }
   Suggestions out;
-  for (const auto& [prefix, samples] : by_prefix) {
+  for (const PrefixMeasurements& pm : measurements) {
+    NodeHistograms overall;
+    for (const NodeHistograms& window : pm.windows) {
+      for (const auto& [node, latency] : window) overall[node].Merge(latency);
+    }
+    uint64_t samples = 0;
+    for (const auto& [node, latency] : overall) samples += latency.count();
     PrefixFinding f;
-    f.prefix = prefix;
-    f.samples = static_cast<uint32_t>(samples.size());
-    f.region = classified(prefix);
-    const auto medians = NodeMedians(samples, o.min_samples);
+    f.prefix = pm.prefix;
+    f.samples = static_cast<uint32_t>(
+        std::min<uint64_t>(samples, std::numeric_limits<uint32_t>::max()));
+    f.region = classified(pm.prefix);
+    const auto medians = NodeMedians(overall, o.min_samples);
     const auto best = std::min_element(
-        medians.begin(), medians.end(), [](const auto& a, const auto& b) {
-          return a.second.median < b.second.median;
-        });
+        medians.begin(), medians.end(),
+        [](const auto& a, const auto& b) { return a.second < b.second; });
     if (best != medians.end()) {
       f.best_node = best->first;
-      f.best_ms = best->second.median;
+      f.best_ms = best->second;
     }
     const auto region =
         std::find_if(regions.begin(), regions.end(),
@@ -198,9 +239,9 @@ Suggestions SuggestGeoOverrides(
       for (const std::string& node : region->nodes) {
         const auto it = medians.find(node);
         if (it != medians.end() &&
-            (f.region_node.empty() || it->second.median < f.region_ms)) {
+            (f.region_node.empty() || it->second < f.region_ms)) {
           f.region_node = node;
-          f.region_ms = it->second.median;
+          f.region_ms = it->second;
         }
       }
     }
@@ -224,15 +265,14 @@ Suggestions SuggestGeoOverrides(
     } else if (!target) {
       f.verdict = SuggestVerdict::kNoRegionForNode;
     } else {
-      const auto [from, to] = TimeSpan(samples);
       std::tie(f.windows_won, f.windows_compared) =
-          WindowsWon(samples, from, to, f.best_node, f.region_node, o);
+          WindowsWon(pm.windows, f.best_node, f.region_node, o);
       if (f.windows_won < o.min_windows_won) {
         f.verdict = SuggestVerdict::kInconsistent;
       } else {
         f.verdict = SuggestVerdict::kProposed;
         f.target = target->meta.name;
-        out.proposals.push_back(Proposal(f, from, to, now_s, o));
+        out.proposals.push_back(Proposal(f, pm.from, pm.to, now_s, o));
       }
     }
     out.findings.push_back(std::move(f));

@@ -215,6 +215,15 @@ class Fields {
     }
     Read(key, out, decode);
   }
+  template <typename T>
+  void ReadRequired(std::string_view key, std::vector<T>& out,
+                    Decoder<T> item) {
+    if (Find(key) == nullptr) {
+      ctx_.Error(PathOf(key), "is required");
+      return;
+    }
+    Read(key, out, item);
+  }
 
   // A nested map; absent maps read as empty.
   Fields Sub(std::string_view key, Unknown unknown = Unknown::kReject);

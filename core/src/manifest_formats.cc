@@ -7,6 +7,7 @@
 #include <chrono>
 #include <utility>
 
+#include "ax/rfc3339.h"
 #include "ax/token_ref.h"
 
 namespace ax::manifest {
@@ -131,6 +132,15 @@ std::string ReadTime(const std::string& text, int64_t& unix_seconds) {
   if (parsed) unix_seconds = *parsed;
   return parsed ? std::string()
                 : "must be an RFC 3339 time like 2026-12-01T00:00:00Z, got \"" +
+                      text + "\"";
+}
+
+std::string ReadTimeMs(const std::string& text, int64_t& unix_ms) {
+  const std::optional<int64_t> parsed = ParseRfc3339Ms(text);
+  if (parsed) unix_ms = *parsed;
+  return parsed ? std::string()
+                : "must be an RFC 3339 time like 2026-12-01T00:00:00.000Z, "
+                  "got \"" +
                       text + "\"";
 }
 

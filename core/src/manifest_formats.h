@@ -39,6 +39,9 @@ std::string ReadHttpUrl(const std::string& text, std::string& out);
 std::string ReadTokenRef(const std::string& text, std::string& out);
 // RFC 3339 ("2026-12-01T00:00:00Z") -> unix seconds.
 std::string ReadTime(const std::string& text, int64_t& unix_seconds);
+// The same keeping milliseconds ("2026-12-01T00:00:00.250Z"): report times,
+// where freshness needs them.
+std::string ReadTimeMs(const std::string& text, int64_t& unix_ms);
 
 // "500ms", "2s", "1m30s", "1h" -> milliseconds; nullopt when malformed or
 // beyond 2^62 ms. Bare numbers are a JSON-level case (manifest_fields.cc).

@@ -13,29 +13,19 @@
 #include "ax/rfc3339.h"
 #include "manifest_fields.h"
 #include "manifest_formats.h"
+#include "object_envelope.h"
 
 namespace ax {
 namespace {
 
 using manifest::Context, manifest::DecodeEnum, manifest::DecodeFormat,
-    manifest::Describe, manifest::Fields, manifest::ReadObjectName;
+    manifest::Describe, manifest::Fields, manifest::ReadObjectName,
+    manifest::ReadTimeMs;
 using nlohmann::json;
 using nlohmann::ordered_json;
 
 // Microseconds: finer than any probe clock, coarse enough to print briefly.
 double RoundMs(double ms) { return std::round(ms * 1000.0) / 1000.0; }
-
-// RFC 3339 with milliseconds kept (ParseRfc3339 drops fractions, which an
-// expiry does not need but report freshness does).
-std::string ReadTimeMs(const std::string& text, int64_t& ms) {
-  const std::optional<int64_t> parsed = ParseRfc3339Ms(text);
-  if (!parsed) {
-    return "must be an RFC 3339 time like 2026-12-01T00:00:00.000Z, got \"" +
-           text + "\"";
-  }
-  ms = *parsed;
-  return "";
-}
 
 // A finite, non-negative number (durations, load).
 bool DecodeAmount(Context& ctx, const std::string& path, const json& v,
@@ -143,13 +133,7 @@ ordered_json ResultJson(const ProbeNodeReport& r) {
   return out;
 }
 
-// Ordered, so the document reads apiVersion, kind, metadata, spec as kubectl
-// shows objects.
 ordered_json ReportJson(const ProbeReport& report) {
-  ordered_json metadata = {{"name", report.name}};
-  if (!report.namespace_name.empty()) {
-    metadata["namespace"] = report.namespace_name;
-  }
   ordered_json results = ordered_json::array();
   for (const ProbeNodeReport& r : report.results) {
     results.push_back(ResultJson(r));
@@ -161,10 +145,10 @@ ordered_json ReportJson(const ProbeReport& report) {
   if (!id.labels.empty()) spec["labels"] = id.labels;
   spec["observedAt"] = FormatRfc3339Ms(report.observed_at_ms);
   spec["results"] = std::move(results);
-  return {{"apiVersion", kApiVersion},
-          {"kind", kProbeReportKind},
-          {"metadata", std::move(metadata)},
-          {"spec", std::move(spec)}};
+  ordered_json out = manifest::ObjectEnvelopeJson(kProbeReportKind, report.name,
+                                                  report.namespace_name);
+  out["spec"] = std::move(spec);
+  return out;
 }
 
 }  // namespace
@@ -208,29 +192,8 @@ ParseProbeReportResult ParseProbeReport(const json& object,
   ProbeReport report;
   {
     Fields top(ctx, &object, "");
-    {
-      // Kubernetes adds uid, resourceVersion, ownerReferences, ...: allow.
-      Fields metadata = top.Sub("metadata", Fields::Unknown::kAllow);
-      const json* name = metadata.Find("name");
-      ctx.SetObject(std::string(kProbeReportKind) +
-                    (name && name->is_string() ? "/" + name->get<std::string>()
-                                               : std::string()));
-      metadata.ReadRequired("name", report.name,
-                            &DecodeFormat<&ReadObjectName>);
-      metadata.Read("namespace", report.namespace_name);
-    }
-    std::string api_version, kind;
-    top.ReadRequired("apiVersion", api_version);
-    top.ReadRequired("kind", kind);
-    if (!api_version.empty() && api_version != kApiVersion) {
-      ctx.Error("apiVersion", "must be " + std::string(kApiVersion) +
-                                  ", got \"" + api_version + "\"");
-    }
-    if (!kind.empty() && kind != kProbeReportKind) {
-      ctx.Error("kind", "must be " + std::string(kProbeReportKind) +
-                            ", got \"" + kind + "\"");
-    }
-    top.Find("status");  // nothing reads it yet; Kubernetes may add one
+    manifest::ReadObjectEnvelope(ctx, top, kProbeReportKind, report.name,
+                                 report.namespace_name);
     ParseSpec(ctx, top, report);
   }
   if (result.errors.empty()) result.report = std::move(report);
@@ -239,14 +202,8 @@ ParseProbeReportResult ParseProbeReport(const json& object,
 
 ParseProbeReportResult ParseProbeReportText(std::string_view text,
                                             std::string_view source) {
-  json object = json::parse(text.begin(), text.end(), nullptr,
-                            /*allow_exceptions=*/false);
-  if (object.is_discarded()) {
-    ParseProbeReportResult result;
-    result.errors.push_back({std::string(source), "", "", "not valid JSON"});
-    return result;
-  }
-  return ParseProbeReport(object, source);
+  return manifest::ParseObjectText<ParseProbeReportResult>(text, source,
+                                                           &ParseProbeReport);
 }
 
 VantageVerdicts ToVantageVerdicts(const ProbeReport& report) {

@@ -1,74 +1,45 @@
-// axctl geo suggest: flags -> measurements -> SuggestGeoOverrides -> YAML
-// proposals on stdout, the per-prefix report on stderr.
+// axctl geo suggest: flags -> measurements (files, or the cluster's reports)
+// -> SuggestGeoOverrides -> YAML proposals on stdout, the per-prefix report
+// on stderr, and with --cluster --apply the writes.
 #include "axctl/geo_suggest_command.h"
 
 #include <charconv>
 #include <ctime>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "ax/classify.h"
 #include "ax/explain.h"
+#include "ax/geo_suggest.h"
+#include "ax/kube_runtime/kube_connect.h"
 #include "ax/rfc3339.h"
+#include "axctl/geo_cluster.h"
 #include "axctl/geo_flags.h"
-#include "axctl/measurement_log.h"
+#include "axctl/geo_report_command.h"
+#include "axctl/measurement_inputs.h"
 #include "axctl/world_source.h"
+#include "axctl/yaml_out.h"
 
 namespace ax {
-namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::optional<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+Json GeoOverrideManifest(const GeoOverride& o) {
+  Json cidrs = Json::array();
+  for (const IpPrefix& p : o.cidrs) cidrs.push_back(FormatPrefix(p));
+  Json spec = {{"cidrs", std::move(cidrs)}, {"region", o.region}};
+  if (!o.reason.empty()) spec["reason"] = o.reason;
+  if (o.expires_at) {
+    spec["expiresAt"] = FormatRfc3339Seconds(*o.expires_at * 1000);
+  }
+  spec["approved"] = o.approved;
+  if (o.evidence) spec["evidence"] = GeoOverrideEvidenceJson(*o.evidence);
+  return {{"apiVersion", kApiVersion},
+          {"kind", "GeoOverride"},
+          {"metadata", {{"name", o.meta.name}}},
+          {"spec", std::move(spec)}};
 }
 
-// Reads every --measurements and --access-log file; false (with the reason
-// on stderr) when one cannot be read or, without --skip-bad-lines, has a bad
-// line.
-bool ReadMeasurements(const Args& args, std::vector<Measurement>& out) {
-  std::vector<LogError> errors;
-  auto read = [&](const std::string& path) -> std::optional<std::string> {
-    auto text = ReadFile(path);
-    if (!text) std::cerr << "geo suggest: cannot read " << path << "\n";
-    return text;
-  };
-  for (const std::string& path : args.All("--measurements")) {
-    const auto text = read(path);
-    if (!text) return false;
-    ParseJsonLines(*text, path, out, errors);
-  }
-  for (const std::string& spec : args.All("--access-log")) {
-    const size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
-      std::cerr << "geo suggest: --access-log takes NODE=FILE, got '" << spec
-                << "'\n";
-      return false;
-    }
-    const std::string path = spec.substr(eq + 1);
-    const auto text = read(path);
-    if (!text) return false;
-    ParseAccessLog(*text, path, spec.substr(0, eq), out, errors);
-  }
-  constexpr size_t kShown = 20;
-  for (size_t i = 0; i < errors.size() && i < kShown; ++i) {
-    std::cerr << errors[i].ToString() << "\n";
-  }
-  if (errors.size() > kShown) {
-    std::cerr << "... and " << errors.size() - kShown << " more bad lines\n";
-  }
-  if (!errors.empty() && !args.Has("--skip-bad-lines")) {
-    std::cerr << "geo suggest: " << errors.size()
-              << " bad lines (--skip-bad-lines to go on without them)\n";
-    return false;
-  }
-  return true;
-}
+namespace {
 
 // A positive number flag into `out`; false (said on stderr) when malformed.
 template <typename T>
@@ -108,20 +79,6 @@ bool Options(const Args& args, SuggestOptions& o, int64_t& now_s) {
     now_s = *ms / 1000;
   }
   return true;
-}
-
-// Block YAML for maps; every other value as JSON, which is YAML's flow
-// style. Strings stay quoted, so times are not read back as timestamps.
-void AppendYaml(const Json& map, int indent, std::string& out) {
-  for (const auto& [key, value] : map.items()) {
-    out.append(indent, ' ').append(key).push_back(':');
-    if (value.is_object() && !value.empty()) {
-      out.push_back('\n');
-      AppendYaml(value, indent + 2, out);
-    } else {
-      out.append(" ").append(value.dump()).push_back('\n');
-    }
-  }
 }
 
 Json FindingJson(const PrefixFinding& f) {
@@ -170,62 +127,27 @@ std::string FindingLine(const PrefixFinding& f) {
   return line + ")";
 }
 
-}  // namespace
-
-Json GeoOverrideManifest(const GeoOverride& o) {
-  Json cidrs = Json::array();
-  for (const IpPrefix& p : o.cidrs) cidrs.push_back(FormatPrefix(p));
-  Json spec = {{"cidrs", std::move(cidrs)}, {"region", o.region}};
-  if (!o.reason.empty()) spec["reason"] = o.reason;
-  if (o.expires_at) {
-    spec["expiresAt"] = FormatRfc3339Seconds(*o.expires_at * 1000);
-  }
-  spec["approved"] = o.approved;
-  if (o.evidence) spec["evidence"] = GeoOverrideEvidenceJson(*o.evidence);
-  return {{"apiVersion", kApiVersion},
-          {"kind", "GeoOverride"},
-          {"metadata", {{"name", o.meta.name}}},
-          {"spec", std::move(spec)}};
+// The classification callback: as ax-dns would classify the prefix's first
+// address now, from the database, the Regions' CIDRs and the overrides in
+// force.
+std::function<std::string(const IpPrefix&)> ClassifyWith(
+    const Snapshot& snapshot,
+    const std::shared_ptr<const dns::GeoResolver>& resolver) {
+  return [classifier = std::make_shared<const Classifier>(snapshot), &snapshot,
+          resolver](const IpPrefix& prefix) {
+    GeoInfo geo;
+    if (resolver) {
+      resolver->Lookup(prefix.address, geo,
+                       dns::GeoResolver::Detail::kClassify);
+    }
+    const Classification c = classifier->Classify(prefix.address, geo);
+    return c.region == kNoIndex ? std::string()
+                                : snapshot.regions[c.region].name;
+  };
 }
 
-int GeoCommand(const Args& args) {
-  if (args.positional.size() < 2 || args.positional[0] != "suggest" ||
-      (!args.Has("--measurements") && !args.Has("--access-log"))) {
-    std::cerr << "usage:\n" << kGeoUsage;
-    return 2;
-  }
-  SuggestOptions options;
-  int64_t now_s = 0;
-  if (!Options(args, options, now_s)) return 2;
-  World world;
-  const std::vector<std::string> paths(args.positional.begin() + 1,
-                                       args.positional.end());
-  if (!LoadManifests(paths, world)) return 1;
-  const std::optional<Snapshot> snapshot = SnapshotFromManifests(paths);
-  if (!snapshot) return 1;
-  std::shared_ptr<const dns::GeoResolver> resolver;
-  if (!OptionalGeoResolver(args, resolver)) return 1;
-  std::vector<Measurement> measurements;
-  if (!ReadMeasurements(args, measurements)) return 1;
-
-  // As ax-dns would classify the prefix's first address now: the database,
-  // the Regions' CIDRs and the overrides already in force.
-  const Classifier classifier(*snapshot);
-  const Suggestions s = SuggestGeoOverrides(
-      measurements, world.regions,
-      [&](const IpPrefix& prefix) {
-        GeoInfo geo;
-        if (resolver) {
-          resolver->Lookup(prefix.address, geo,
-                           dns::GeoResolver::Detail::kClassify);
-        }
-        const Classification c = classifier.Classify(prefix.address, geo);
-        return c.region == kNoIndex ? std::string()
-                                    : snapshot->regions[c.region].name;
-      },
-      now_s, options);
-
-  if (args.Has("--json")) {
+void Print(const Suggestions& s, bool json) {
+  if (json) {
     Json out = {{"proposals", Json::array()}, {"findings", Json::array()}};
     for (const GeoOverride& o : s.proposals) {
       out["proposals"].push_back(GeoOverrideManifest(o));
@@ -236,16 +158,88 @@ int GeoCommand(const Args& args) {
     std::cout << out.dump(2) << "\n";
   } else {
     for (const GeoOverride& o : s.proposals) {
-      std::string yaml = "---\n";
-      AppendYaml(GeoOverrideManifest(o), 0, yaml);
-      std::cout << yaml;
+      std::cout << YamlDocument(GeoOverrideManifest(o));
     }
   }
   for (const PrefixFinding& f : s.findings) {
     std::cerr << FindingLine(f) << "\n";
   }
-  std::cerr << s.proposals.size() << " proposals from " << measurements.size()
-            << " measurements of " << s.findings.size() << " prefixes\n";
+}
+
+// --cluster: the World, reports and overrides from the API; --apply writes.
+int SuggestInCluster(const Args& args, const SuggestOptions& options,
+                     int64_t now_s,
+                     const std::shared_ptr<const dns::GeoResolver>& resolver) {
+  std::string error;
+  kube::KubeConnection kube =
+      kube::ConnectKube(args.Get("--kubeconfig"), {}, &error);
+  if (!kube.client) {
+    std::cerr << "geo suggest: " << error << "\n";
+    return 1;
+  }
+  const std::string ns = args.Has("--namespace") ? args.Get("--namespace")
+                                                 : kube.default_namespace;
+  int64_t max_age_days = 7;
+  if (!NumberFlag(args, "--max-report-age-days", max_age_days)) return 2;
+  ClusterGeoInputs in;
+  if (!ReadClusterGeo(*kube.client, ns, now_s, max_age_days * 86400, in)) {
+    return 1;
+  }
+  const Snapshot snapshot = SnapshotOfWorld(in.world);
+  const Suggestions s = SuggestGeoOverrides(
+      AggregateMeasurements({}, in.reports, options), in.world.regions,
+      ClassifyWith(snapshot, resolver), now_s, options);
+  Print(s, args.Has("--json"));
+  const ProposalSync sync = SyncProposals(s.proposals, in.geo_overrides, now_s);
+  for (const std::string& why : sync.left) std::cerr << "left: " << why << "\n";
+  std::cerr << s.proposals.size() << " proposals from " << in.reports.size()
+            << " reports of " << s.findings.size() << " prefixes in " << ns
+            << "; to apply " << sync.apply.size() << ", to delete "
+            << sync.remove.size() << " proposals and " << in.old_reports.size()
+            << " old reports\n";
+  if (!args.Has("--apply")) return 0;
+  return WriteClusterGeo(*kube.client, ns, sync, in.old_reports) ? 0 : 1;
+}
+
+}  // namespace
+
+int GeoCommand(const Args& args) {
+  const std::string sub = args.positional.empty() ? "" : args.positional[0];
+  if (sub == "report") return GeoReportCommand(args);
+  const bool cluster = args.Has("--cluster");
+  const bool offline = args.positional.size() >= 2 &&
+                       (args.Has("--measurements") ||
+                        args.Has("--access-log") || args.Has("--reports"));
+  if (sub != "suggest" || cluster == offline ||
+      (args.Has("--apply") && !cluster)) {
+    std::cerr << "usage:\n" << kGeoUsage;
+    return 2;
+  }
+  SuggestOptions options;
+  int64_t now_s = 0;
+  if (!Options(args, options, now_s)) return 2;
+  std::shared_ptr<const dns::GeoResolver> resolver;
+  if (!OptionalGeoResolver(args, resolver)) return 1;
+  if (cluster) return SuggestInCluster(args, options, now_s, resolver);
+
+  World world;
+  const std::vector<std::string> paths(args.positional.begin() + 1,
+                                       args.positional.end());
+  if (!LoadManifests(paths, world)) return 1;
+  std::vector<Measurement> samples;
+  std::vector<MeasurementReport> reports;
+  if (!ReadMeasurementFlags(args, "geo suggest", samples) ||
+      !ReadReportFlags(args, "geo suggest", reports)) {
+    return 1;
+  }
+  const Snapshot snapshot = SnapshotOfWorld(world);
+  const Suggestions s = SuggestGeoOverrides(
+      AggregateMeasurements(samples, reports, options), world.regions,
+      ClassifyWith(snapshot, resolver), now_s, options);
+  Print(s, args.Has("--json"));
+  std::cerr << s.proposals.size() << " proposals from " << samples.size()
+            << " samples and " << reports.size() << " reports of "
+            << s.findings.size() << " prefixes\n";
   return 0;
 }
 

@@ -1,8 +1,11 @@
-// `axctl geo suggest`: offline corrections from measurement. Reads client
-// timings (JSON lines or node access logs), classifies each client prefix as
-// the manifests and geo databases do, and prints GeoOverride proposals
-// (approved: false) for review, with a per-prefix report on stderr. The
-// deciding is core's (geo_suggest.h); the formats are measurement_log.h's.
+// `axctl geo suggest`: corrections from measurement. Reads client timings
+// (JSON lines, node access logs or MeasurementReports; offline from files,
+// or with --cluster the MeasurementReports of a namespace), classifies each
+// client prefix as the manifests (or the cluster's objects) and the geo
+// databases do, and prints GeoOverride proposals (approved: false) for
+// review, with a per-prefix report on stderr; --cluster --apply writes them
+// (proposal_sync.h). The deciding is core's (geo_suggest.h). `axctl geo
+// report` is geo_report_command.h's.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,8 +17,11 @@ namespace ax {
 
 inline constexpr char kGeoUsage[] =
     "  axctl geo suggest PATH... (--measurements FILE | --access-log "
-    "NODE=FILE)...\n"
-    "        [geo database flags as for geodb] [--min-samples N] "
+    "NODE=FILE | --reports PATH)...\n"
+    "  axctl geo suggest --cluster [--kubeconfig F] [--namespace NS] "
+    "[--apply]\n"
+    "        [--max-report-age-days D]\n"
+    "        both: [geo database flags as for geodb] [--min-samples N] "
     "[--min-margin-ms MS]\n"
     "        [--min-margin-ratio R] [--windows N] [--min-windows-won N]\n"
     "        [--expires-after-days D] [--now RFC3339] [--skip-bad-lines] "

@@ -8,7 +8,11 @@
 //   axctl geodb diff A-FLAGS B-FLAGS    where two geo sources disagree
 //                                       (geodb_command.h)
 //   axctl geo suggest PATH... --measurements F   GeoOverride proposals
+//   axctl geo suggest --cluster [--apply]   ... from a namespace's
+//                                       MeasurementReports
 //                                       (geo_suggest_command.h)
+//   axctl geo report --name N --access-log NODE=F   MeasurementReports
+//                                       (geo_report_command.h)
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -17,6 +21,7 @@
 #include "ax/snapshot_json.h"
 #include "axctl/args.h"
 #include "axctl/explain_command.h"
+#include "axctl/geo_report_command.h"
 #include "axctl/geo_suggest_command.h"
 #include "axctl/geodb_command.h"
 #include "axctl/world_source.h"
@@ -30,7 +35,8 @@ const std::string kUsage = std::string(
                                "manifests (files or directories)\n"
                                "  axctl snapshot PATH... [--pretty]      print "
                                "the route-table snapshot\n") +
-                           kExplainUsage + kGeodbUsage + kGeoUsage;
+                           kExplainUsage + kGeodbUsage + kGeoUsage +
+                           kGeoReportUsage;
 
 int ValidateCommand(const Args& args) {
   World world;
@@ -66,7 +72,7 @@ int main(int argc, char** argv) {
   const ax::Args args =
       ax::ParseArgs(argc, argv, 2,
                     {"--pretty", "--json", "--aaaa", "--geo-cities", "--help",
-                     "--skip-bad-lines"});
+                     "--skip-bad-lines", "--cluster", "--apply"});
   if (command == "validate") return ax::ValidateCommand(args);
   if (command == "snapshot") return ax::SnapshotCommand(args);
   if (command == "explain") return ax::ExplainCommand(args);

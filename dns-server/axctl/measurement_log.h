@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ax/geo_suggest.h"
+#include "ax/measurement_report.h"
 
 namespace ax {
 

@@ -48,15 +48,19 @@ bool LoadManifests(const std::vector<std::string>& paths, World& world) {
   return ok;
 }
 
-std::optional<Snapshot> SnapshotFromManifests(
-    const std::vector<std::string>& paths) {
-  World world;
-  if (!LoadManifests(paths, world)) return std::nullopt;
+Snapshot SnapshotOfWorld(const World& world) {
   // No prober runs inside axctl: every node counts as Up, as its admin state
   // allows.
   StatusMap status;
   for (const Node& n : world.nodes) status[n.meta.name].health = Health::kUp;
   return BuildSnapshot(world, status, nullptr, {.now_ms = runtime::WallMs()});
+}
+
+std::optional<Snapshot> SnapshotFromManifests(
+    const std::vector<std::string>& paths) {
+  World world;
+  if (!LoadManifests(paths, world)) return std::nullopt;
+  return SnapshotOfWorld(world);
 }
 
 std::optional<Snapshot> SnapshotFromFile(const std::string& path) {

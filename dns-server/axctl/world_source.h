@@ -15,6 +15,9 @@ namespace ax {
 // Loads every path (file or directory) into one World; false on any error.
 bool LoadManifests(const std::vector<std::string>& paths, World& world);
 
+// The snapshot of `world` with every node Up (no prober runs in axctl).
+Snapshot SnapshotOfWorld(const World& world);
+
 std::optional<Snapshot> SnapshotFromManifests(
     const std::vector<std::string>& paths);
 std::optional<Snapshot> SnapshotFromFile(const std::string& path);

@@ -1,6 +1,7 @@
 // ReadManifestObjects (manifest_objects.h): the YAML walker's documents sorted
 // into ApiObjects by kind; a document that is not an object of a known kind
-// with a name is a file-level error and left out.
+// with a name is a file-level error and left out. ReadDocuments: the same
+// walker's documents of any kind.
 #include "ax/manifest_objects.h"
 
 #include <algorithm>
@@ -89,6 +90,27 @@ ManifestObjects ReadManifestObjects(const std::filesystem::path& dir) {
     if (!yaml_documents::ReadFile(path, out.errors, add)) {
       out.unreadable_files.push_back(file);
     }
+  }
+  return out;
+}
+
+std::vector<SourcedDocument> ReadDocuments(const std::filesystem::path& path,
+                                           std::vector<ManifestError>& errors) {
+  std::error_code ec;
+  const std::vector<std::filesystem::path> files =
+      std::filesystem::is_directory(path, ec)
+          ? yaml_documents::ManifestFiles(path, errors)
+          : std::vector<std::filesystem::path>{path};
+  std::vector<SourcedDocument> out;
+  for (const std::filesystem::path& file : files) {
+    yaml_documents::ReadFile(
+        file, errors,
+        [&out](json object, const std::string& source,
+               std::vector<ManifestError>& all, size_t own_errors) {
+          if (all.size() == own_errors) {
+            out.push_back({std::move(object), source});
+          }
+        });
   }
   return out;
 }

@@ -83,11 +83,9 @@ ObservedState ClusterCache::Gather(int64_t now_ms, const PlanOptions& options,
   std::vector<json>* lists[] = {&o.domains,       &o.regions,      &o.nodes,
                                 &o.rules,         &o.canaries,     &o.isp_sets,
                                 &o.geo_overrides, &o.probe_reports};
-  const std::string api_version =
-      std::string(kGslbGroup) + "/" + std::string(kGslbVersion);
   for (size_t i = 0; i < kWatchedKinds.size(); ++i) {
     *lists[i] = written.Merge(kWatchedKinds[i].kind, kinds_[i]->List(), now);
-    SetTypeMeta(*lists[i], api_version, kWatchedKinds[i].kind);
+    SetTypeMeta(*lists[i], kApiVersion, kWatchedKinds[i].kind);
   }
   std::vector<json> config_maps =
       written.Merge("ConfigMap", config_maps_->List(), now);

@@ -6,30 +6,22 @@
 #include <array>
 #include <string_view>
 
+#include "ax/api_kinds.h"
 #include "ax/kube/resource.h"
 
 namespace ax::controller {
 
-inline constexpr std::string_view kGslbGroup = "gslb.ax.io";
-inline constexpr std::string_view kGslbVersion = "v1alpha1";
-
-struct WatchedKind {
-  std::string_view kind;    // "Node"
-  std::string_view plural;  // "nodes": the resource label of metrics too
-};
+using WatchedKind = ApiKind;
 
 // In ObservedState order: domains, regions, nodes, rules, canaries,
-// isp_sets, geo_overrides, probe_reports.
-inline constexpr std::array<WatchedKind, 8> kWatchedKinds = {{
-    {"Domain", "domains"},
-    {"Region", "regions"},
-    {"Node", "nodes"},
-    {"Rule", "rules"},
-    {"Canary", "canaries"},
-    {"IspSet", "ispsets"},
-    {"GeoOverride", "geooverrides"},
-    {"ProbeReport", "probereports"},
-}};
+// isp_sets, geo_overrides, probe_reports. MeasurementReports are the geo
+// suggestions' input (axctl geo suggest --cluster), not the plan's.
+inline constexpr std::array<WatchedKind, 8> kWatchedKinds = [] {
+  std::array<WatchedKind, 8> out{};
+  for (size_t i = 0; i < out.size(); ++i) out[i] = kApiKinds[i];
+  return out;
+}();
+static_assert(kWatchedKinds.back().kind == "ProbeReport");
 
 // The collection of `kind` in `ns` (an unknown kind gets an empty plural,
 // which the apiserver refuses).

@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "ax/api_kinds.h"
 #include "ax/kube/resource.h"
 #include "ax/kube_runtime/kube_connect.h"
 #include "ax/runtime/log.h"
@@ -14,7 +15,9 @@ namespace {
 
 using nlohmann::json;
 
-kube::Resource Nodes() { return {kApiGroup, "v1alpha1", "nodes"}; }
+kube::Resource Nodes() {
+  return {kApiGroup, kApiGroupVersion, std::string(ApiPlural("Node"))};
+}
 
 }  // namespace
 

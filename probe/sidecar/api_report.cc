@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "ax/api_kinds.h"
 #include "ax/kube/resource.h"
 #include "ax/kube_runtime/kube_connect.h"
 
@@ -14,7 +15,8 @@ namespace {
 constexpr std::chrono::seconds kWriteTimeout{10};
 
 kube::Resource ProbeReports() {
-  return {"gslb.ax.io", "v1alpha1", "probereports"};
+  return {kApiGroup, kApiGroupVersion,
+          std::string(ApiPlural(kProbeReportKind))};
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 - the proposal, approved and dropped into the standalone directory of a running ax-dns,
   changes that prefix's answers over DNS with ECS (scoped to the /24, RFC 7871 §7.2.1)
   and no other client's; the explanation names the override and its evidence;
-- a bad log line is refused with its file and line.
+- the same logs shipped as MeasurementReports (`axctl geo report`, hourly windows)
+  yield the same proposal (`axctl geo suggest --reports`);
+- a bad log line is refused with its file and line, a bad report by file and field.
 """
 
 from __future__ import annotations
@@ -88,15 +90,30 @@ def write_logs(directory) -> tuple:
     return jsonl, access
 
 
-def suggest(manifests, *log_args: str, check: bool = True) -> subprocess.CompletedProcess:
-    axctl = built_binary("AX_AXCTL_BIN", "dns-server/axctl")
-    r = subprocess.run(
-        [str(axctl), "geo", "suggest", str(manifests), *log_args, *dbip_geo_args(),
-         "--now", "2026-12-02T00:00:00Z"],
-        capture_output=True, text=True, check=False, timeout=120)
+def axctl(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    r = subprocess.run([str(built_binary("AX_AXCTL_BIN", "dns-server/axctl")), *args],
+                       capture_output=True, text=True, check=False, timeout=120)
     if check:
         assert r.returncode == 0, r.stderr
     return r
+
+
+def suggest(manifests, *log_args: str, check: bool = True) -> subprocess.CompletedProcess:
+    return axctl("geo", "suggest", str(manifests), *log_args, *dbip_geo_args(),
+                 "--now", "2026-12-02T00:00:00Z", check=check)
+
+
+def ship(directory, jsonl, access) -> list[dict]:
+    """The logs as their shippers would send them: `axctl geo report` per source, in
+    hourly windows, into directory/<source>.yaml; returns every report."""
+    directory.mkdir(exist_ok=True)
+    reports = []
+    for name, flags in (("central", ["--measurements", str(jsonl)]),
+                        ("gd-telecom-node", ["--access-log", f"gd-telecom-node={access}"])):
+        r = axctl("geo", "report", "--name", name, "--source", f"{name} log", *flags)
+        (directory / f"{name}.yaml").write_text(r.stdout)
+        reports += [d for d in yaml.safe_load_all(r.stdout) if d]
+    return reports
 
 
 def answer(server: AxDns, subnet: str) -> tuple[str, int]:
@@ -165,6 +182,53 @@ def test_suggest_then_apply_moves_only_that_prefix(tmp_path):
     server.check_clean_exit()
 
 
+def test_shipped_reports_yield_the_same_proposal(tmp_path):
+    manifests = tmp_path / "manifests"
+    manifests.mkdir()
+    write_one_node_regions(manifests, DOMAIN, REGIONS)
+    jsonl, access = write_logs(tmp_path)
+    raw = suggest(manifests, "--measurements", str(jsonl),
+                  "--access-log", f"gd-telecom-node={access}")
+
+    reports = ship(tmp_path / "reports", jsonl, access)
+    # A day of samples in hourly windows, named by the hour: 24 of the central log,
+    # one per hour the access log's 50 lines fall in.
+    names = [r["metadata"]["name"] for r in reports]
+    assert len(set(names)) == len(names)
+    assert sum(n.startswith("central-") for n in names) == 24, names
+    assert 10 < sum(n.startswith("gd-telecom-node-") for n in names) <= 24, names
+    first = reports[0]
+    assert first["kind"] == "MeasurementReport"
+    assert first["metadata"]["name"] == "central-20261201t0000"
+    assert (first["spec"]["from"], first["spec"]["to"]) == (
+        "2026-12-01T00:00:00.000Z", "2026-12-01T00:59:59.000Z")
+    shipped = suggest(manifests, "--reports", str(tmp_path / "reports"))
+    [proposal] = [d for d in yaml.safe_load_all(shipped.stdout) if d]
+    [expected] = [d for d in yaml.safe_load_all(raw.stdout) if d]
+    # The same histograms, so the same medians and reason; the evidence's time span
+    # is the reports' windows (whole hours) rather than the first and last sample.
+    assert proposal["spec"]["evidence"].pop("to") == "2026-12-01T23:59:59Z"
+    assert expected["spec"]["evidence"].pop("to") != "2026-12-01T23:59:59Z"
+    assert proposal["spec"]["evidence"].pop("from") == "2026-12-01T00:00:00Z"
+    expected["spec"]["evidence"].pop("from")
+    assert proposal == expected
+    assert proposal["metadata"]["name"] == "geo-123-112-0-0-24"
+    assert "4 of 4 time windows" in proposal["spec"]["reason"]
+    assert f"1 proposals from 0 samples and {len(reports)} reports of 4 prefixes" in (
+        shipped.stderr)
+
+    # A report that is not one is refused by file and field.
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "r.yaml").write_text(
+        (tmp_path / "reports" / "central.yaml").read_text().replace(
+            'prefix: "123.112.0.0/24"', 'prefix: "123.112.0.9/24"', 1))
+    r = suggest(manifests, "--reports", str(bad), check=False)
+    assert r.returncode == 1
+    assert "MeasurementReport/central-20261201t0000: spec.prefixes[0].prefix" in r.stderr, (
+        r.stderr)
+
+
 def test_suggest_refuses_a_bad_line_by_file_and_line(tmp_path):
     manifests = tmp_path / "manifests"
     manifests.mkdir()
@@ -181,4 +245,4 @@ def test_suggest_refuses_a_bad_line_by_file_and_line(tmp_path):
     assert f"{log}:4: client: must be an IP address" in r.stderr, r.stderr
     assert "2 bad lines" in r.stderr
     r = suggest(manifests, "--measurements", str(log), "--skip-bad-lines")
-    assert "0 proposals from 1 measurements of 1 prefixes" in r.stderr
+    assert "0 proposals from 1 samples and 0 reports of 1 prefixes" in r.stderr

@@ -1,28 +1,25 @@
 // Corrections from measurement: real clients' timings to the nodes (time to
-// first byte or RTT), aggregated per client prefix, turned into GeoOverride
-// proposals where the measured best node consistently contradicts the Region
-// the prefix is classified into. Pure: measurements, the declared Regions,
-// the classification (a callback) and `now` come in; nothing is read or
-// written here (axctl geo suggest parses logs and prints the proposals).
+// first byte or RTT), raw or as MeasurementReports, aggregated per client
+// prefix and time window, turned into GeoOverride proposals where the
+// measured best node consistently contradicts the Region the prefix is
+// classified into. Pure: measurements, the declared Regions, the
+// classification (a callback) and `now` come in; nothing is read or written
+// here (axctl geo suggest reads logs, reports and the cluster, and prints or
+// applies the proposals).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "ax/ip.h"
+#include "ax/latency_histogram.h"
+#include "ax/measurement_report.h"
 #include "ax/model.h"
 
 namespace ax {
-
-// One client's timing to one node.
-struct Measurement {
-  IpAddress client;
-  std::string node;
-  double ms = 0;
-  int64_t time = 0;  // unix seconds
-};
 
 struct SuggestOptions {
   int v4_prefix = 24;  // clients are grouped per /24 (IPv4) and /48 (IPv6)
@@ -32,9 +29,10 @@ struct SuggestOptions {
   // The best node's median must beat the classified Region's best by both.
   double min_margin_ms = 20;
   double min_margin_ratio = 0.25;  // of the classified Region's median
-  // Consistently: the prefix's time span cut into `windows` equal slices;
-  // in at least `min_windows_won` of those where both nodes have
-  // `min_window_samples`, the best node's median is lower.
+  // Consistently: the prefix's time span cut into `windows` equal slices
+  // (a report counts in the slice holding its window's middle); in at least
+  // `min_windows_won` of those where both nodes have `min_window_samples`,
+  // the best node's median is lower.
   uint32_t windows = 4;
   uint32_t min_windows_won = 3;
   uint32_t min_window_samples = 3;
@@ -73,12 +71,31 @@ struct Suggestions {
   std::vector<PrefixFinding> findings;  // every prefix measured, by prefix
 };
 
+// One client prefix's timings, per time slice and node.
+struct PrefixMeasurements {
+  IpPrefix prefix;
+  int64_t from = 0;  // unix seconds: the first sample's (or report's) time
+  int64_t to = 0;    // and the last
+  // SuggestOptions::windows slices of [from, to], in time order.
+  std::vector<std::map<std::string, LatencyHistogram>> windows;
+};
+
+// Raw samples and reports together, grouped per prefix: a sample by its
+// client's /v4_prefix or /v6_prefix, a report's row by its prefix cut to
+// those lengths (a report's shorter prefix is kept as it is). By prefix.
+std::vector<PrefixMeasurements> AggregateMeasurements(
+    const std::vector<Measurement>& samples,
+    const std::vector<MeasurementReport>& reports,
+    const SuggestOptions& options = {});
+
 // `classified(prefix)`: the Region (name) the prefix's clients are put in
 // now, by the database and any override; "" for none. `regions` are the
 // declared Regions (their node lists say where a node serves). Measurements
-// naming nodes no Region lists still count towards a prefix's best.
+// naming nodes no Region lists still count towards a prefix's best. Medians
+// come from the histograms (latency_histogram.h: within a bucket of the
+// samples' own).
 Suggestions SuggestGeoOverrides(
-    const std::vector<Measurement>& measurements,
+    const std::vector<PrefixMeasurements>& measurements,
     const std::vector<Region>& regions,
     const std::function<std::string(const IpPrefix&)>& classified,
     int64_t now_s, const SuggestOptions& options = {});

@@ -10,13 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "ax/api_kinds.h"
 #include "ax/ip.h"
 #include "ax/labels.h"
 
 namespace ax {
-
-inline constexpr char kApiGroup[] = "gslb.ax.io";
-inline constexpr char kApiVersion[] = "gslb.ax.io/v1alpha1";
 
 // How a Domain orders and picks among its candidates (crds/domain.yaml).
 enum class Strategy : uint8_t {

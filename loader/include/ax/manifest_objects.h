@@ -41,6 +41,19 @@ struct ManifestObjects {
 // LoadManifestDir reads them). Paths read as `dir / name`.
 ManifestObjects ReadManifestObjects(const std::filesystem::path& dir);
 
+// One document of a YAML (or JSON) file, whatever its kind.
+struct SourcedDocument {
+  nlohmann::json object;
+  std::string source;  // "path:line#document"
+};
+
+// The documents of `path`: a file, or the *.yaml and *.yml files directly
+// inside a directory (in name order); `kind: List` documents give their
+// items. YAML that does not parse, a file that cannot be read and duplicate
+// keys (that document is left out) go to `errors`.
+std::vector<SourcedDocument> ReadDocuments(const std::filesystem::path& path,
+                                           std::vector<ManifestError>& errors);
+
 // The kinds ApiObjects holds, and the list of `objects` for `kind` (null for
 // any other kind).
 inline constexpr std::array<std::string_view, 7> kManifestKinds = {

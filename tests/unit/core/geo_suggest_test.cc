@@ -1,11 +1,14 @@
 // SuggestGeoOverrides: a prefix whose clients are always fastest on another
 // Region's node yields exactly that proposal; noise below each threshold
 // (samples, margin, consistency over time) yields none; a prefix already
-// served by its best node yields none. Measurements come from a seeded RNG.
+// served by its best node yields none; the same samples shipped as
+// MeasurementReports yield the same proposal. Measurements come from a
+// seeded RNG.
 #include "ax/geo_suggest.h"
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 namespace ax {
@@ -60,7 +63,8 @@ class Log {
 };
 
 Suggestions Suggest(const Log& log) {
-  return SuggestGeoOverrides(log.samples, Regions(), &North, kNow);
+  return SuggestGeoOverrides(AggregateMeasurements(log.samples, {}), Regions(),
+                             &North, kNow);
 }
 
 TEST(GeoSuggestTest, AlwaysFasterElsewhereYieldsExactlyThatProposal) {
@@ -147,10 +151,84 @@ TEST(GeoSuggestTest, IPv6PrefixesAndUnclassifiedClients) {
   EXPECT_EQ(s.proposals[0].region, "south-mobile");
 
   s = SuggestGeoOverrides(
-      log.samples, Regions(), [](const IpPrefix&) { return std::string(); },
-      kNow);
+      AggregateMeasurements(log.samples, {}), Regions(),
+      [](const IpPrefix&) { return std::string(); }, kNow);
   EXPECT_TRUE(s.proposals.empty());
   EXPECT_EQ(s.findings[0].verdict, SuggestVerdict::kUnclassified);
+}
+
+// Each node's log shipped in six-hour windows: 2 nodes x 4 windows.
+std::vector<MeasurementReport> ShipEverySixHours(const Log& log) {
+  std::map<std::string, std::vector<Measurement>> by_node;
+  for (const Measurement& m : log.samples) by_node[m.node].push_back(m);
+  std::vector<MeasurementReport> reports;
+  for (const auto& [node, samples] : by_node) {
+    for (MeasurementReport& r :
+         ReportMeasurements(samples, {.name = node,
+                                     .source = node + " access log",
+                                     .window_s = 21600})) {
+      reports.push_back(std::move(r));
+    }
+  }
+  return reports;
+}
+
+TEST(GeoSuggestTest, ReportsOfTheSamplesYieldTheSameProposal) {
+  Log log;
+  log.Add("120.230.7", "gz-01", 20, 200);
+  log.Add("120.230.7", "bj-01", 60, 200);
+  log.Add("120.230.8", "gz-01", 60, 200);
+  log.Add("120.230.8", "bj-01", 20, 200);
+  log.Add("10.0.2", "gz-01", 45, 200);  // small margin either way
+  log.Add("10.0.2", "bj-01", 60, 200);
+  const Suggestions raw = Suggest(log);
+  const std::vector<MeasurementReport> reports = ShipEverySixHours(log);
+  ASSERT_EQ(reports.size(), 8u);
+  const Suggestions shipped = SuggestGeoOverrides(
+      AggregateMeasurements({}, reports), Regions(), &North, kNow);
+
+  ASSERT_EQ(raw.proposals.size(), 1u);
+  ASSERT_EQ(shipped.proposals.size(), 1u);
+  const GeoOverride& a = raw.proposals[0];
+  const GeoOverride& b = shipped.proposals[0];
+  EXPECT_EQ(b.meta.name, a.meta.name);
+  EXPECT_EQ(b.cidrs, a.cidrs);
+  EXPECT_EQ(b.region, a.region);
+  EXPECT_EQ(b.evidence->samples, a.evidence->samples);
+  EXPECT_EQ(b.evidence->db_node, a.evidence->db_node);
+  // Both read the same histograms: the medians match to the 0.1 ms shown.
+  EXPECT_DOUBLE_EQ(b.evidence->best_ms, a.evidence->best_ms);
+  // The reports' windows span the whole day, the samples a little less.
+  EXPECT_EQ(b.evidence->from, kStart);
+  EXPECT_EQ(b.evidence->to, kStart + 86400 - 1);
+  EXPECT_NE(b.reason.find("faster in 4 of 4 time windows"), std::string::npos)
+      << b.reason;
+  ASSERT_EQ(shipped.findings.size(), raw.findings.size());
+  for (size_t i = 0; i < raw.findings.size(); ++i) {
+    EXPECT_EQ(shipped.findings[i].verdict, raw.findings[i].verdict)
+        << FormatPrefix(raw.findings[i].prefix);
+  }
+}
+
+TEST(GeoSuggestTest, AReportsShorterPrefixStaysWhole) {
+  MeasurementReport r;
+  r.from_ms = kStart * 1000;
+  r.to_ms = r.from_ms + 3600'000;
+  for (const char* prefix : {"10.1.0.0/16", "10.2.3.0/24", "10.2.3.128/25"}) {
+    MeasuredPrefix& p = r.prefixes.emplace_back();
+    p.prefix = *ParsePrefix(prefix);
+    p.nodes.push_back({"gz-01", {}});
+    p.nodes.back().latency.Add(10, 5);
+  }
+  const auto grouped = AggregateMeasurements({}, {r});
+  ASSERT_EQ(grouped.size(), 2u);
+  EXPECT_EQ(FormatPrefix(grouped[0].prefix), "10.1.0.0/16");
+  EXPECT_EQ(FormatPrefix(grouped[1].prefix), "10.2.3.0/24");
+  uint64_t merged = 0;
+  for (const auto& window : grouped[1].windows) {
+    for (const auto& [node, latency] : window) merged += latency.count();
+  }
+  EXPECT_EQ(merged, 10u);  // the /25 joined its /24
 }
 
 }  // namespace
