@@ -4,7 +4,8 @@ defaults equal to the C++ model's), every sample manifest valid against its CRD'
 schema, and each schema-layer case of crd_cases/invalid.yaml rejected at its field.
 With env AX_AXCTL_BIN (ctest sets it), `axctl validate` must agree: the fixtures are
 valid to the C++ parser too and each negative case is rejected there as well, unless
-it says `cxx: accepts` (the CRD is deliberately stricter). The CEL rules need a real
+it says `cxx: accepts` (the CRD is deliberately stricter); MeasurementReports go through
+`axctl geo suggest --reports` the same way. The CEL rules need a real
 apiserver: test_crds_apiserver.py. Helpers: crdschema.py."""
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ EXPECTED = {
     "IspSet": ("ispsets", "axisp", ["ASNS", "NAMES", "READY"]),
     "GeoOverride": ("geooverrides", "axgeo", ["REGION", "APPROVED", "PHASE", "EXPIRES"]),
     "ProbeReport": ("probereports", "axpr", ["VANTAGE", "OBSERVED", "STALE"]),
+    "MeasurementReport": ("measurementreports", "axmr", ["SOURCE", "FROM", "TO", "AGE"]),
 }
 # Short names of built-in and common add-on resources a new one must not take.
 BUILTIN_SHORT_NAMES = {
@@ -214,7 +216,8 @@ def test_domain_ttl_defaults_when_absent():
 def test_examples_found():
     found = {str(f.relative_to(REPO)) for f in example_files()}
     assert {"examples/quickstart/nodes.yaml", "tests/integration/manifests/grpc/grpc.yaml",
-            "tests/integration/crd_cases/valid/probereport.yaml"} <= found
+            "tests/integration/crd_cases/valid/probereport.yaml",
+            "tests/integration/crd_cases/valid/measurementreport.yaml"} <= found
     assert {kind for _, obj in example_objects() for kind in [obj["kind"]]} == set(EXPECTED)
 
 
@@ -260,7 +263,9 @@ def test_axctl_accepts_the_valid_world():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-WORLD_CASES = [c for c in CASES if c["object"]["kind"] != "ProbeReport"]
+# The reports are not manifests of a World: axctl validate does not read them.
+WORLD_CASES = [c for c in CASES
+               if c["object"]["kind"] not in ("ProbeReport", "MeasurementReport")]
 
 
 @needs_axctl
@@ -274,3 +279,31 @@ def test_axctl_agrees_on_invalid_case(case, tmp_path):
         assert r.returncode == 0, r.stdout + r.stderr
     else:
         assert r.returncode != 0 and case["field"] in r.stdout + r.stderr, r.stdout + r.stderr
+
+
+# MeasurementReports are read by `axctl geo suggest --reports` (ParseMeasurementReport),
+# which refuses a report it cannot parse, naming the field.
+MEASUREMENT_REPORT = CASES_DIR / "valid" / "measurementreport.yaml"
+REPORT_CASES = [c for c in CASES if c["object"]["kind"] == "MeasurementReport"]
+
+
+def axctl_read_report(path) -> subprocess.CompletedProcess:
+    return subprocess.run([AXCTL, "geo", "suggest", str(WORLD), "--reports", str(path)],
+                          capture_output=True, text=True, timeout=60)
+
+
+@needs_axctl
+def test_axctl_reads_the_valid_measurement_report():
+    r = axctl_read_report(MEASUREMENT_REPORT)
+    assert r.returncode == 0 and "from 0 samples and 1 reports" in r.stderr, r.stderr
+
+
+@needs_axctl
+@pytest.mark.parametrize("case", REPORT_CASES, ids=[c["case"] for c in REPORT_CASES])
+def test_axctl_agrees_on_invalid_report(case, tmp_path):
+    (tmp_path / "report.yaml").write_text(yaml.safe_dump(case["object"]))
+    r = axctl_read_report(tmp_path / "report.yaml")
+    if case.get("cxx") == "accepts":
+        assert r.returncode == 0, r.stdout + r.stderr
+    else:
+        assert r.returncode != 0 and case["field"] in r.stderr, r.stdout + r.stderr

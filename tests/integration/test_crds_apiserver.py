@@ -116,3 +116,54 @@ def test_category_lists_every_kind(applied):
     kinds = {name.split("/")[0] for name in out}
     assert kinds == {f"{c['spec']['names']['singular']}.gslb.ax.io"
                      for c in load_crds().values()}
+
+
+# --- MeasurementReports at their bounds ----------------------------------------------
+
+
+def measurement_report(name: str, prefixes: int, nodes: int) -> dict:
+    """A report of prefixes x nodes histograms of 12 buckets, as a shipper writes them."""
+    return {"apiVersion": "gslb.ax.io/v1alpha1", "kind": "MeasurementReport",
+            "metadata": {"name": name, "namespace": NS},
+            "spec": {"source": "bounds test", "from": "2026-12-01T00:00:00.000Z",
+                     "to": "2026-12-01T00:59:59.000Z",
+                     "prefixes": [{"prefix": f"10.{i // 256}.{i % 256}.0/24",
+                                   "nodes": [{"node": f"edge-{j:03d}", "first": 120,
+                                              "counts": [13, 250, 1024, 77, 5, 0, 0, 3,
+                                                         18, 420, 9, 1]}
+                                             for j in range(nodes)]}
+                                  for i in range(prefixes)]}}
+
+
+def test_largest_measurement_report_is_stored(cluster):
+    """8000 histograms, the most one report may hold: within the CEL cost budget at
+    runtime and within etcd's request limit, written by server-side apply (a client-side
+    apply would copy it into an annotation, limited to 256 KiB)."""
+    report = measurement_report("bounds-8000", 8000, 1)
+    r = cluster.kubectl("apply", "--server-side", "--field-manager=shipper", "-f", "-",
+                        input=json.dumps(report), check=False)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(cluster.kubectl("get", "axmr", "bounds-8000", "-n", NS, "-o",
+                                     "json").stdout)
+    assert len(got["spec"]["prefixes"]) == 8000
+    wide = measurement_report("bounds-80x100", 80, 100)
+    assert dry_run(cluster, "--server-side", "-f", "-",
+                   input=json.dumps(wide)).returncode == 0
+    cluster.kubectl("delete", "axmr", "bounds-8000", "-n", NS)
+
+
+@pytest.mark.parametrize("prefixes,nodes,error", [
+    (8001, 1, "must have at most 8000 items"),
+    (81, 100, "more than 8000 node histograms"),
+    (1, 101, "must have at most 100 items"),
+])
+def test_measurement_report_past_its_bounds_rejected(cluster, prefixes, nodes, error):
+    report = measurement_report("bounds-over", prefixes, nodes)
+    r = dry_run(cluster, "--server-side", "-f", "-", input=json.dumps(report))
+    assert r.returncode != 0 and error in r.stderr, r.stderr[-2000:]
+
+
+def test_get_axmr_prints_columns(applied):
+    lines = applied.kubectl("get", "axmr", "-n", NS).stdout.splitlines()
+    assert lines[0].split() == ["NAME", "SOURCE", "FROM", "TO", "AGE"]
+    assert lines[1].startswith("gz-01-20261201t00 ") and "gz-01 access log" in lines[1]

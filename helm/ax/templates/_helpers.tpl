@@ -20,6 +20,7 @@
 
 {{- define "ax.operatorName" -}}{{ include "ax.fullname" . }}-operator{{- end -}}
 {{- define "ax.dnsName" -}}{{ include "ax.fullname" . }}-dns{{- end -}}
+{{- define "ax.geoSuggestName" -}}{{ include "ax.fullname" . }}-geo-suggest{{- end -}}
 {{- define "ax.routeTable" -}}{{ default (printf "%s-route-table" (include "ax.fullname" .)) .Values.routeTable.name }}{{- end -}}
 
 {{- define "ax.labels" -}}
@@ -101,9 +102,37 @@ rrl-slip: {{ $dns.rrl.slip }}
 no-rrl: true
 {{- end }}
 {{- if or $geo.databases $geo.asnDatabases $geo.ipdbDatabases $geo.ip2regionDatabases }}
-geo-schema: {{ $geo.schema }}
+{{ include "ax.geoSchemaOption" . }}
 geo-reload-interval: {{ $geo.reloadInterval }}
 geo-copy-dir: /var/cache/ax/geo
+{{- include "ax.geoFileOptions" . }}
+{{- end }}
+{{- with $dns.zones }}
+zones:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* The geo database options of dns.geo that ax-dns and axctl both take (the one list of
+them), as a map of flag name to value, the form of ax-dns's config file: the schema, the
+files in the geo volume, field overrides, cities and precedence. Empty without any file.
+ax.dnsConfigFile puts its own geo options between the two parts below. */}}
+{{- define "ax.geoOptions" -}}
+{{- $geo := .Values.dns.geo -}}
+{{- if or $geo.databases $geo.asnDatabases $geo.ipdbDatabases $geo.ip2regionDatabases -}}
+{{ include "ax.geoSchemaOption" . }}
+{{- include "ax.geoFileOptions" . }}
+{{- end -}}
+{{- end -}}
+
+{{/* ax.geoOptions, part 1: the schema. */}}
+{{- define "ax.geoSchemaOption" -}}
+geo-schema: {{ .Values.dns.geo.schema }}
+{{- end -}}
+
+{{/* ax.geoOptions, part 2: the files and field settings, each line after a newline. */}}
+{{- define "ax.geoFileOptions" -}}
+{{- $geo := .Values.dns.geo -}}
 {{- with $geo.databases }}
 geo-db:
 {{- range . }}
@@ -143,11 +172,88 @@ geo-precedence:
   - {{ printf "%s=%s" $group (join "," $kinds) | quote }}
 {{- end }}
 {{- end }}
+{{- end -}}
+
+{{/* ax.geoOptions as command-line words, one list item each (axctl: "--flag" "value",
+a flag repeated per list entry, geo-cities a switch), in flag-name order. */}}
+{{- define "ax.geoArgs" -}}
+{{- range $flag, $value := fromYaml (include "ax.geoOptions" .) }}
+{{- if kindIs "slice" $value }}
+{{- range $value }}
+- --{{ $flag }}
+- {{ . | quote }}
 {{- end }}
-{{- with $dns.zones }}
-zones:
-  {{- toYaml . | nindent 2 }}
+{{- else if kindIs "bool" $value }}
+{{- if $value }}
+- --{{ $flag }}
 {{- end }}
+{{- else }}
+- --{{ $flag }}
+- {{ $value | quote }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* The geo volume of dns.geo.source (none: nothing), as a pod's volumes list item. */}}
+{{- define "ax.geoVolume" -}}
+{{- $geo := .Values.dns.geo -}}
+{{- if eq $geo.source "persistentVolumeClaim" -}}
+- name: geo
+  persistentVolumeClaim: {claimName: {{ required "dns.geo.persistentVolumeClaim.claimName is required with source persistentVolumeClaim" $geo.persistentVolumeClaim.claimName }}, readOnly: true}
+{{- else if eq $geo.source "configMap" -}}
+- name: geo
+  configMap: {name: {{ required "dns.geo.configMap.name is required with source configMap" $geo.configMap.name }}}
+{{- else if eq $geo.source "hostPath" -}}
+- name: geo
+  hostPath: {path: {{ required "dns.geo.hostPath.path is required with source hostPath" $geo.hostPath.path }}, type: Directory}
+{{- else if eq $geo.source "download" -}}
+- name: geo
+  emptyDir: {sizeLimit: {{ $geo.download.sizeLimit }}}
+{{- end -}}
+{{- end -}}
+
+{{/* With dns.geo.source download: the initContainer that fetches dns.geo.download.files
+into the geo volume, each checked against its pinned sha256, as a containers list item. */}}
+{{- define "ax.geoDownloadContainer" -}}
+{{- $geo := .Values.dns.geo -}}
+- name: geo-download
+  image: {{ printf "%s:%s" $geo.download.image.repository $geo.download.image.tag | quote }}
+  imagePullPolicy: {{ $geo.download.image.pullPolicy }}
+  command:
+    - sh
+    - -c
+    - |
+      set -eu
+      cd {{ $geo.mountPath }}
+      while [ "$#" -gt 0 ]; do
+        url=$1 file=$2 sha256=$3; shift 3
+        curl -fsSL --retry 3 -o "$file.download" "$url"
+        # The bytes fetched must be the ones pinned: a mirror or a proxy
+        # cannot hand every pod another database.
+        if ! echo "$sha256  $file.download" | sha256sum -c - >/dev/null 2>&1; then
+          echo "geo-download: $url does not have sha256 $sha256" >&2
+          rm -f "$file.download"
+          exit 1
+        fi
+        case "$url" in
+          *.gz) gunzip -c "$file.download" > "$file.part"; rm "$file.download" ;;
+          *) mv "$file.download" "$file.part" ;;
+        esac
+        mv "$file.part" "$file"
+        echo "fetched $file from $url (sha256 $sha256)"
+      done
+    - geo-download
+    {{- range $geo.download.files }}
+    - {{ .url | quote }}
+    - {{ .file | quote }}
+    - {{ .sha256 | quote }}
+    {{- end }}
+  volumeMounts:
+    - {name: geo, mountPath: {{ $geo.mountPath }}}
+  securityContext:
+    {{- include "ax.containerSecurityContext" list | nindent 4 }}
+  resources:
+    {{- toYaml $geo.download.resources | nindent 4 }}
 {{- end -}}
 
 {{/* NetworkPolicy peers allowed to reach the HTTP ports. */}}

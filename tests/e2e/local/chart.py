@@ -26,7 +26,11 @@ RELEASE, NAMESPACE = "ax", "ax-system"
 KUBE_VERSION = "1.36.3"
 # deploy/rbac/<file> is exactly this template rendered for release ax in ax-system.
 RBAC_TEMPLATES = {"ax-dns.yaml": "templates/rbac-dns.yaml",
-                  "ax-operator.yaml": "templates/rbac-operator.yaml"}
+                  "ax-operator.yaml": "templates/rbac-operator.yaml",
+                  "ax-geo-suggest.yaml": "templates/rbac-geo-suggest.yaml"}
+# Values a deploy/ rendering needs beyond the defaults (the geo-suggest CronJob is off
+# by default, and its RBAC with it).
+RENDER_ARGS = {"ax-geo-suggest.yaml": ["--set", "geoSuggest.enabled=true"]}
 # deploy/admission/<file>: the same for the admission policies (apart from deploy/rbac/,
 # which the kube suites apply without them).
 ADMISSION_DIR = REPO / "deploy" / "admission"
@@ -78,8 +82,15 @@ def by_kind_name(docs: list[dict]) -> dict[tuple[str, str], dict]:
 
 
 def pod_specs(docs: list[dict]) -> list[tuple[str, dict]]:
-    return [(f"{d['kind']}/{d['metadata']['name']}", d["spec"]["template"]["spec"])
-            for d in docs if d["kind"] in ("Deployment", "DaemonSet", "StatefulSet")]
+    """(Kind/name, pod spec) of every workload, CronJobs' job template included."""
+    specs = []
+    for d in docs:
+        where = f"{d['kind']}/{d['metadata']['name']}"
+        if d["kind"] in ("Deployment", "DaemonSet", "StatefulSet"):
+            specs.append((where, d["spec"]["template"]["spec"]))
+        elif d["kind"] == "CronJob":
+            specs.append((where, d["spec"]["jobTemplate"]["spec"]["template"]["spec"]))
+    return specs
 
 
 def check_or_update(path: Path, rendered: str) -> None:

@@ -25,7 +25,7 @@ import yaml
 
 from chart import (
     ADMISSION_DIR, ADMISSION_TEMPLATES, CHART, GOLDEN, NAMESPACE, RBAC_DIR, RBAC_TEMPLATES,
-    REPO, VALUES, by_kind_name,
+    RENDER_ARGS, REPO, VALUES, by_kind_name,
     check_or_update, documents, helm, pod_specs, render, template, values_sets)
 from test_alert_rules import base_metric, expr_metric_names
 
@@ -33,7 +33,8 @@ SETS = values_sets()
 
 
 def test_values_sets_cover_the_options():
-    assert {"default", "daemonset-nodeport", "monitoring", "dns-only"} <= set(SETS)
+    assert {"default", "daemonset-nodeport", "monitoring", "dns-only",
+            "geo-suggest"} <= set(SETS)
 
 
 @pytest.mark.parametrize("values_set", SETS)
@@ -58,7 +59,8 @@ DEPLOY_RENDERINGS = {RBAC_DIR: RBAC_TEMPLATES, ADMISSION_DIR: ADMISSION_TEMPLATE
 def test_deploy_is_the_charts_rendering(folder, file_name):
     """The kube suites apply deploy/rbac/ (and deploy/admission/ where they test the
     policy); the chart installs the same objects."""
-    rendered = template("--show-only", DEPLOY_RENDERINGS[folder][file_name]).stdout
+    rendered = template("--show-only", DEPLOY_RENDERINGS[folder][file_name],
+                        *RENDER_ARGS.get(file_name, [])).stdout
     check_or_update(folder / file_name, rendered)
     assert sorted(p.name for p in folder.glob("*.yaml")) == sorted(DEPLOY_RENDERINGS[folder])
 
@@ -81,6 +83,24 @@ def test_rbac_is_namespaced_and_least_privilege():
          "verbs": ["get", "list", "watch"]},
         {"apiGroups": ["gslb.ax.io"], "resources": ["probereports"],
          "verbs": ["create", "patch"]}]
+    # The geo-suggest CronJob's account (off by default): reads what classifies clients,
+    # writes GeoOverrides (its proposals) and deletes old MeasurementReports; no watch,
+    # no status.
+    suggest = documents(render("geo-suggest"))
+    assert not {d["kind"] for d in suggest} & {"ClusterRole", "ClusterRoleBinding"}
+    roles = {d["metadata"]["name"]: d["rules"] for d in suggest if d["kind"] == "Role"}
+    assert roles["ax-geo-suggest"] == [
+        {"apiGroups": ["gslb.ax.io"],
+         "resources": ["domains", "regions", "nodes", "rules", "canaries", "ispsets"],
+         "verbs": ["get", "list"]},
+        {"apiGroups": ["gslb.ax.io"], "resources": ["geooverrides"],
+         "verbs": ["get", "list", "create", "patch", "delete"]},
+        {"apiGroups": ["gslb.ax.io"], "resources": ["measurementreports"],
+         "verbs": ["get", "list", "delete"]}]
+    binding = by_kind_name(suggest)[("RoleBinding", "ax-geo-suggest")]
+    assert binding["roleRef"]["name"] == "ax-geo-suggest"
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "ax-geo-suggest",
+                                    "namespace": NAMESPACE}]
     renamed = documents(render("dns-only"))
     role = by_kind_name(renamed)[("Role", "ax-dns-route-table")]
     assert role["rules"][0]["resourceNames"] == ["edge-routes"]
@@ -125,6 +145,10 @@ def test_chart_ships_exactly_the_repository_crds(tmp_path):
      "at '/dns/zones/0': missing property 'name'"),
     (["--set", "operator.leaderElection.leaseDuration=1500ms"],
      "at '/operator/leaderElection/leaseDuration'"),
+    (["--set", "geoSuggest.minSamples=0"], "at '/geoSuggest/minSamples'"),
+    (["--set", "geoSuggest.minMarginMs=fast"], "at '/geoSuggest/minMarginMs'"),
+    (["--set", "geoSuggest.maxReportAge=7"],
+     "at '/geoSuggest': additional properties 'maxReportAge'"),
 ])
 def test_schema_rejects(args, error):
     r = template(*args, check=False)
@@ -164,7 +188,8 @@ def test_pods_are_hardened(values_set):
         psc = spec["securityContext"]
         assert psc["runAsNonRoot"] is True and psc["runAsUser"] > 0, where
         assert psc["seccompProfile"] == {"type": "RuntimeDefault"}, where
-        assert spec["serviceAccountName"] in ("ax-operator", "ax-dns"), where
+        assert spec["serviceAccountName"] in ("ax-operator", "ax-dns",
+                                              "ax-geo-suggest"), where
         for c in spec.get("initContainers", []) + spec["containers"]:
             sc = c["securityContext"]
             assert sc["readOnlyRootFilesystem"] is True, (where, c["name"])
@@ -451,3 +476,95 @@ def test_network_policies():
     off = by_kind_name(documents(template("--set", "networkPolicy.enabled=false").stdout))
     assert not any(k == "NetworkPolicy" for k, _ in off)
 
+
+
+# --- the geo-suggest CronJob ------------------------------------------------------------
+
+AXCTL_SOURCES = REPO / "dns-server" / "axctl"
+SWITCHES = {"--cluster", "--apply", "--geo-cities"}  # axctl flags that take no value
+THRESHOLDS = {"--min-samples": "minSamples", "--min-margin-ms": "minMarginMs",
+              "--max-report-age-days": "maxReportAgeDays",
+              "--expires-after-days": "expiresAfterDays"}
+
+
+def flags_read_by(*files: str) -> set[str]:
+    """The --flags these axctl sources read (args.Has/Get/All("--...") and the like)."""
+    return {flag for name in files
+            for flag in re.findall(r'"(--[a-z0-9-]+)"', (AXCTL_SOURCES / name).read_text())}
+
+
+def flag_values(words: list[str]) -> dict[str, list]:
+    """--flag -> its values in order (None for a switch)."""
+    out, it = {}, iter(words)
+    for word in it:
+        assert word.startswith("--"), (word, words)
+        out.setdefault(word, []).append(None if word in SWITCHES else next(it))
+    return out
+
+
+def geo_suggest_pod(docs: dict) -> dict:
+    cron = docs[("CronJob", "ax-geo-suggest")]["spec"]
+    return cron["jobTemplate"]["spec"]["template"]["spec"]
+
+
+def test_geo_suggest_runs_axctl_with_the_geo_flags_of_ax_dns():
+    docs = by_kind_name(documents(render("geo-suggest")))
+    cron = docs[("CronJob", "ax-geo-suggest")]["spec"]
+    assert cron["schedule"] == "5 */2 * * *" and cron["concurrencyPolicy"] == "Forbid"
+    assert cron["successfulJobsHistoryLimit"] <= 3 and cron["failedJobsHistoryLimit"] <= 3
+    pod = geo_suggest_pod(docs)
+    assert pod["restartPolicy"] == "Never" and pod["serviceAccountName"] == "ax-geo-suggest"
+    (axctl,) = pod["containers"]
+    dns_pod = docs[("Deployment", "ax-dns")]["spec"]["template"]["spec"]
+    dns = container(list(docs.values()), ("Deployment", "ax-dns"), "ax-dns")
+    # axctl comes in the ax-dns image (docker/Dockerfile).
+    assert axctl["image"] == dns["image"] and axctl["command"] == ["/usr/local/bin/axctl"]
+    args = axctl["args"]
+    assert args[:6] == ["geo", "suggest", "--cluster", "--apply", "--namespace", NAMESPACE]
+    passed = flag_values(args[2:])
+    # Only flags axctl reads: its geo database flags and geo suggest's own.
+    geo_flags = flags_read_by("geo_flags.cc")
+    assert set(passed) <= geo_flags | flags_read_by("geo_suggest_command.cc")
+    # The geo database flags are ax-dns's settings of the same names, value for value.
+    config = yaml.safe_load(docs[("ConfigMap", "ax-dns-config")]["data"]["ax-dns.yaml"])
+    from_config = {f"--{key}": [None] if value is True else
+                   value if isinstance(value, list) else [value]
+                   for key, value in config.items() if f"--{key}" in geo_flags}
+    assert {f: v for f, v in passed.items() if f in geo_flags} == from_config
+    assert set(from_config) == {"--geo-schema", "--geo-db", "--asn-db", "--ipdb",
+                                "--ip2region", "--geo-field", "--geo-cities",
+                                "--geo-precedence"}
+    values = yaml.safe_load((VALUES / "geo-suggest.yaml").read_text())["geoSuggest"]
+    assert {f: passed[f] for f in THRESHOLDS} == {f: [str(values[key])]
+                                                   for f, key in THRESHOLDS.items()}
+    # The files come from the same volume, at the same path.
+    def geo_volume(spec):
+        return next(v for v in spec["volumes"] if v["name"] == "geo")
+
+    def geo_mount(c):
+        return next(m for m in c["volumeMounts"] if m["name"] == "geo")
+
+    assert geo_volume(pod) == geo_volume(dns_pod) == {
+        "name": "geo", "persistentVolumeClaim": {"claimName": "ax-geo", "readOnly": True}}
+    assert geo_mount(axctl) == geo_mount(dns) == {
+        "name": "geo", "mountPath": "/var/lib/ax/geo", "readOnly": True}
+
+
+def test_geo_suggest_off_by_default_and_flags_only_when_set():
+    assert not any(k in ("CronJob", "ServiceAccount") and n == "ax-geo-suggest"
+                   for k, n in by_kind_name(documents(render("default"))))
+    docs = by_kind_name(documents(template("--set", "geoSuggest.enabled=true").stdout))
+    cron = docs[("CronJob", "ax-geo-suggest")]["spec"]
+    assert cron["schedule"] == "17 * * * *"
+    pod = geo_suggest_pod(docs)
+    (axctl,) = pod["containers"]
+    # No geo database (dns.geo.source none) and no threshold set: none of their flags.
+    assert axctl["args"] == ["geo", "suggest", "--cluster", "--apply", "--namespace",
+                             NAMESPACE]
+    assert "geo" not in {v["name"] for v in pod["volumes"]}
+    # Downloaded geo files: the CronJob's pod fetches them as ax-dns's does.
+    values = str(VALUES / "monitoring.yaml")
+    docs = by_kind_name(documents(template("-f", values, "--set",
+                                           "geoSuggest.enabled=true").stdout))
+    dns_pod = docs[("Deployment", "ax-dns")]["spec"]["template"]["spec"]
+    assert geo_suggest_pod(docs)["initContainers"] == dns_pod["initContainers"]

@@ -63,7 +63,7 @@ def test_helm_install_creates_the_crds_and_objects(kube, installed):
     ours = {c["metadata"]["name"] for c in crds if c["spec"]["group"] == "gslb.ax.io"}
     assert ours == {f"{p}.gslb.ax.io" for p in
                     ("domains", "regions", "nodes", "rules", "canaries", "ispsets",
-                     "geooverrides", "probereports")}
+                     "geooverrides", "probereports", "measurementreports")}
     for c in crds:
         if c["spec"]["group"] == "gslb.ax.io":
             status = {x["type"]: x["status"] for x in c["status"]["conditions"]}
