@@ -86,10 +86,15 @@ bool WriteClusterGeo(kube::Client& client, const std::string& ns,
   // Ours while unapproved (SyncProposals checked): take every field back,
   // approved: false included.
   apply.force = true;
-  for (const GeoOverride& o : sync.apply) {
+  for (const ProposalWrite& w : sync.apply) {
+    const GeoOverride& o = w.proposal;
     nlohmann::ordered_json intent = GeoOverrideManifest(o);
     intent["metadata"]["namespace"] = ns;
     intent["metadata"]["labels"] = {{kProposedByLabel, kProposedBy}};
+    // Precondition: still the object listed (an apply without one creates).
+    if (!w.resource_version.empty()) {
+      intent["metadata"]["resourceVersion"] = w.resource_version;
+    }
     said("applied GeoOverride/" + o.meta.name,
          client.Apply(Collection("GeoOverride", ns).Named(o.meta.name),
                       json::parse(intent.dump()), apply));

@@ -12,6 +12,7 @@ namespace {
 using nlohmann::json;
 
 struct Existing {
+  std::string resource_version;
   bool ours = false;
   bool approved = true;
   bool expired = false;
@@ -19,6 +20,9 @@ struct Existing {
 
 Existing Read(const json& object, int64_t now_s) {
   Existing e;
+  const json version =
+      object.value("metadata", json::object()).value("resourceVersion", json());
+  if (version.is_string()) e.resource_version = version.get<std::string>();
   const json labels =
       object.value("metadata", json::object()).value("labels", json::object());
   const auto by = labels.find(kProposedByLabel);
@@ -53,7 +57,9 @@ ProposalSync SyncProposals(const std::vector<GeoOverride>& proposals,
     const bool open = it != by_name.end() && it->second.ours &&
                       (!it->second.approved || it->second.expired);
     if (it == by_name.end() || open) {
-      out.apply.push_back(p);
+      out.apply.push_back({p, it == by_name.end()
+                                  ? std::string()
+                                  : it->second.resource_version});
     } else if (!it->second.ours) {
       out.left.push_back(p.meta.name +
                          ": a GeoOverride of that name exists "

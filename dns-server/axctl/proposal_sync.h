@@ -17,10 +17,18 @@ namespace ax {
 inline constexpr char kProposedByLabel[] = "gslb.ax.io/proposed-by";
 inline constexpr char kProposedBy[] = "axctl-geo-suggest";
 
+// One proposal to write: created when `resource_version` is empty, else
+// applied on the condition that the object is still as listed (a reviewer's
+// approval in between makes the write conflict instead of undoing it).
+struct ProposalWrite {
+  GeoOverride proposal;
+  std::string resource_version;
+};
+
 struct ProposalSync {
-  std::vector<GeoOverride> apply;   // create, or refresh an own unapproved one
-  std::vector<std::string> remove;  // own, unapproved, no longer proposed
-  std::vector<std::string> left;    // "NAME: why" for proposals not written
+  std::vector<ProposalWrite> apply;  // create, or refresh an own open one
+  std::vector<std::string> remove;   // own, unapproved, no longer proposed
+  std::vector<std::string> left;     // "NAME: why" for proposals not written
 };
 
 // `existing`: the namespace's GeoOverrides as the API lists them. An

@@ -28,16 +28,20 @@ GeoOverride Proposal(const std::string& name) {
 
 json Listed(const std::string& name, bool ours, std::optional<bool> approved,
             const std::string& expires = "") {
-  json o = {{"metadata", {{"name", name}}}, {"spec", {{"region", "r"}}}};
+  json o = {{"metadata", {{"name", name}, {"resourceVersion", "rv-" + name}}},
+            {"spec", {{"region", "r"}}}};
   if (ours) o["metadata"]["labels"][kProposedByLabel] = kProposedBy;
   if (approved) o["spec"]["approved"] = *approved;
   if (!expires.empty()) o["spec"]["expiresAt"] = expires;
   return o;
 }
 
-std::vector<std::string> Names(const std::vector<GeoOverride>& v) {
+// "name@resourceVersion" of each write ("name@" for a create).
+std::vector<std::string> Names(const std::vector<ProposalWrite>& v) {
   std::vector<std::string> out;
-  for (const GeoOverride& o : v) out.push_back(o.meta.name);
+  for (const ProposalWrite& w : v) {
+    out.push_back(w.proposal.meta.name + "@" + w.resource_version);
+  }
   return out;
 }
 
@@ -55,8 +59,10 @@ TEST(ProposalSyncTest, WritesOnlyItsOwnUnapprovedProposals) {
                      Proposal("geo-own-approved"), Proposal("geo-own-expired"),
                      Proposal("geo-hand-written")},
                     existing, kNow);
+  // Updates are conditional on the object listed; a new one is created.
   EXPECT_THAT(Names(sync.apply),
-              ElementsAre("geo-new", "geo-own-open", "geo-own-expired"));
+              ElementsAre("geo-new@", "geo-own-open@rv-geo-own-open",
+                          "geo-own-expired@rv-geo-own-expired"));
   // Not proposed any more: only the unapproved one goes; an approved one
   // (spec.approved absent counts as approved) is a reviewer's to remove.
   EXPECT_THAT(sync.remove, ElementsAre("geo-own-stale"));
@@ -70,7 +76,7 @@ TEST(ProposalSyncTest, WritesOnlyItsOwnUnapprovedProposals) {
 TEST(ProposalSyncTest, NothingListedCreatesEveryProposal) {
   const ProposalSync sync =
       SyncProposals({Proposal("geo-a"), Proposal("geo-b")}, {}, kNow);
-  EXPECT_THAT(Names(sync.apply), ElementsAre("geo-a", "geo-b"));
+  EXPECT_THAT(Names(sync.apply), ElementsAre("geo-a@", "geo-b@"));
   EXPECT_TRUE(sync.remove.empty());
   EXPECT_TRUE(sync.left.empty());
 }
