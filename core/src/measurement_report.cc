@@ -228,22 +228,9 @@ std::string SerializeMeasurementReport(const MeasurementReport& report) {
 
 ParseMeasurementReportResult ParseMeasurementReport(const json& object,
                                                     std::string_view source) {
-  ParseMeasurementReportResult result;
-  Context ctx(source, result.errors);
-  if (!object.is_object()) {
-    ctx.Error("", "a MeasurementReport must be a map, got " +
-                      manifest::Describe(object));
-    return result;
-  }
-  MeasurementReport report;
-  {
-    Fields top(ctx, &object, "");
-    manifest::ReadObjectEnvelope(ctx, top, kMeasurementReportKind, report.name,
-                                 report.namespace_name);
-    ParseSpec(ctx, top, report);
-  }
-  if (result.errors.empty()) result.report = std::move(report);
-  return result;
+  return manifest::ParseReportObject<ParseMeasurementReportResult,
+                                     MeasurementReport>(
+      object, source, kMeasurementReportKind, &ParseSpec);
 }
 
 ParseMeasurementReportResult ParseMeasurementReportText(

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ax/model_parse.h"
@@ -24,6 +25,29 @@ void ReadObjectEnvelope(Context& ctx, Fields& top, std::string_view kind,
 nlohmann::ordered_json ObjectEnvelopeJson(std::string_view kind,
                                           const std::string& name,
                                           const std::string& namespace_name);
+
+// One report object read strictly: a map, its envelope (kind `kind`), then
+// `read_spec(ctx, top, object)` for the rest. `Result` has `errors` and an
+// optional `report`, set only when nothing failed.
+template <typename Result, typename Object, typename ReadSpec>
+Result ParseReportObject(const json& value, std::string_view source,
+                         std::string_view kind, ReadSpec read_spec) {
+  Result result;
+  Context ctx(source, result.errors);
+  if (!value.is_object()) {
+    ctx.Error("", "a " + std::string(kind) + " must be a map, got " +
+                      Describe(value));
+    return result;
+  }
+  Object object;
+  {
+    Fields top(ctx, &value, "");
+    ReadObjectEnvelope(ctx, top, kind, object.name, object.namespace_name);
+    read_spec(ctx, top, object);
+  }
+  if (result.errors.empty()) result.report = std::move(object);
+  return result;
+}
 
 // Parses `text` as JSON and hands it to `parse`; malformed JSON is one error.
 template <typename Result, typename Parse>

@@ -183,21 +183,8 @@ std::string SerializeProbeReport(const ProbeReport& report) {
 
 ParseProbeReportResult ParseProbeReport(const json& object,
                                         std::string_view source) {
-  ParseProbeReportResult result;
-  Context ctx(source, result.errors);
-  if (!object.is_object()) {
-    ctx.Error("", "a ProbeReport must be a map, got " + Describe(object));
-    return result;
-  }
-  ProbeReport report;
-  {
-    Fields top(ctx, &object, "");
-    manifest::ReadObjectEnvelope(ctx, top, kProbeReportKind, report.name,
-                                 report.namespace_name);
-    ParseSpec(ctx, top, report);
-  }
-  if (result.errors.empty()) result.report = std::move(report);
-  return result;
+  return manifest::ParseReportObject<ParseProbeReportResult, ProbeReport>(
+      object, source, kProbeReportKind, &ParseSpec);
 }
 
 ParseProbeReportResult ParseProbeReportText(std::string_view text,

@@ -127,23 +127,29 @@ std::string FindingLine(const PrefixFinding& f) {
   return line + ")";
 }
 
-// The classification callback: as ax-dns would classify the prefix's first
-// address now, from the database, the Regions' CIDRs and the overrides in
-// force.
-std::function<std::string(const IpPrefix&)> ClassifyWith(
-    const Snapshot& snapshot,
+// The suggestions for `world`, each prefix classified as ax-dns would
+// classify its first address now: the database, the Regions' CIDRs and the
+// overrides in force.
+Suggestions SuggestFor(
+    const World& world, const std::vector<Measurement>& samples,
+    const std::vector<MeasurementReport>& reports,
+    const SuggestOptions& options, int64_t now_s,
     const std::shared_ptr<const dns::GeoResolver>& resolver) {
-  return [classifier = std::make_shared<const Classifier>(snapshot), &snapshot,
-          resolver](const IpPrefix& prefix) {
-    GeoInfo geo;
-    if (resolver) {
-      resolver->Lookup(prefix.address, geo,
-                       dns::GeoResolver::Detail::kClassify);
-    }
-    const Classification c = classifier->Classify(prefix.address, geo);
-    return c.region == kNoIndex ? std::string()
-                                : snapshot.regions[c.region].name;
-  };
+  const Snapshot snapshot = SnapshotOfWorld(world);
+  const Classifier classifier(snapshot);
+  return SuggestGeoOverrides(
+      AggregateMeasurements(samples, reports, options), world.regions,
+      [&](const IpPrefix& prefix) {
+        GeoInfo geo;
+        if (resolver) {
+          resolver->Lookup(prefix.address, geo,
+                           dns::GeoResolver::Detail::kClassify);
+        }
+        const Classification c = classifier.Classify(prefix.address, geo);
+        return c.region == kNoIndex ? std::string()
+                                    : snapshot.regions[c.region].name;
+      },
+      now_s, options);
 }
 
 void Print(const Suggestions& s, bool json) {
@@ -185,10 +191,8 @@ int SuggestInCluster(const Args& args, const SuggestOptions& options,
   if (!ReadClusterGeo(*kube.client, ns, now_s, max_age_days * 86400, in)) {
     return 1;
   }
-  const Snapshot snapshot = SnapshotOfWorld(in.world);
-  const Suggestions s = SuggestGeoOverrides(
-      AggregateMeasurements({}, in.reports, options), in.world.regions,
-      ClassifyWith(snapshot, resolver), now_s, options);
+  const Suggestions s =
+      SuggestFor(in.world, {}, in.reports, options, now_s, resolver);
   Print(s, args.Has("--json"));
   const ProposalSync sync = SyncProposals(s.proposals, in.geo_overrides, now_s);
   for (const std::string& why : sync.left) std::cerr << "left: " << why << "\n";
@@ -232,10 +236,8 @@ int GeoCommand(const Args& args) {
       !ReadReportFlags(args, "geo suggest", reports)) {
     return 1;
   }
-  const Snapshot snapshot = SnapshotOfWorld(world);
-  const Suggestions s = SuggestGeoOverrides(
-      AggregateMeasurements(samples, reports, options), world.regions,
-      ClassifyWith(snapshot, resolver), now_s, options);
+  const Suggestions s =
+      SuggestFor(world, samples, reports, options, now_s, resolver);
   Print(s, args.Has("--json"));
   std::cerr << s.proposals.size() << " proposals from " << samples.size()
             << " samples and " << reports.size() << " reports of "

@@ -116,6 +116,14 @@ def ship(directory, jsonl, access) -> list[dict]:
     return reports
 
 
+def write_world(tmp_path):
+    """tmp_path/manifests with the Domain and the one-node Regions; returns it."""
+    manifests = tmp_path / "manifests"
+    manifests.mkdir()
+    write_one_node_regions(manifests, DOMAIN, REGIONS)
+    return manifests
+
+
 def answer(server: AxDns, subnet: str) -> tuple[str, int]:
     reply = ask(make_query("api.example.test", ecs=subnet), server.port)
     by_address = {address: name for name, (address, _) in REGIONS.items()}
@@ -123,9 +131,7 @@ def answer(server: AxDns, subnet: str) -> tuple[str, int]:
 
 
 def test_suggest_then_apply_moves_only_that_prefix(tmp_path):
-    manifests = tmp_path / "manifests"
-    manifests.mkdir()
-    write_one_node_regions(manifests, DOMAIN, REGIONS)
+    manifests = write_world(tmp_path)
     jsonl, access = write_logs(tmp_path)
 
     r = suggest(manifests, "--measurements", str(jsonl),
@@ -183,9 +189,7 @@ def test_suggest_then_apply_moves_only_that_prefix(tmp_path):
 
 
 def test_shipped_reports_yield_the_same_proposal(tmp_path):
-    manifests = tmp_path / "manifests"
-    manifests.mkdir()
-    write_one_node_regions(manifests, DOMAIN, REGIONS)
+    manifests = write_world(tmp_path)
     jsonl, access = write_logs(tmp_path)
     raw = suggest(manifests, "--measurements", str(jsonl),
                   "--access-log", f"gd-telecom-node={access}")
@@ -230,9 +234,7 @@ def test_shipped_reports_yield_the_same_proposal(tmp_path):
 
 
 def test_suggest_refuses_a_bad_line_by_file_and_line(tmp_path):
-    manifests = tmp_path / "manifests"
-    manifests.mkdir()
-    write_one_node_regions(manifests, DOMAIN, REGIONS)
+    manifests = write_world(tmp_path)
     log = tmp_path / "m.jsonl"
     log.write_text(
         '{"client": "123.112.0.1", "node": "gd-telecom-node", "ttfbMs": 20, "time": 1}\n'
