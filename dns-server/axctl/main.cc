@@ -13,6 +13,8 @@
 //                                       (geo_suggest_command.h)
 //   axctl geo report --name N --access-log NODE=F   MeasurementReports
 //                                       (geo_report_command.h)
+//   axctl query NAME [--server HOST[:PORT]]   one DNS query, dig-like
+//                                       (query_command.h)
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -24,6 +26,7 @@
 #include "axctl/geo_report_command.h"
 #include "axctl/geo_suggest_command.h"
 #include "axctl/geodb_command.h"
+#include "axctl/query_command.h"
 #include "axctl/world_source.h"
 
 namespace ax {
@@ -36,7 +39,7 @@ const std::string kUsage = std::string(
                                "  axctl snapshot PATH... [--pretty]      print "
                                "the route-table snapshot\n") +
                            kExplainUsage + kGeodbUsage + kGeoUsage +
-                           kGeoReportUsage;
+                           kGeoReportUsage + kQueryUsage;
 
 int ValidateCommand(const Args& args) {
   World world;
@@ -72,12 +75,13 @@ int main(int argc, char** argv) {
   const ax::Args args =
       ax::ParseArgs(argc, argv, 2,
                     {"--pretty", "--json", "--aaaa", "--geo-cities", "--help",
-                     "--skip-bad-lines", "--cluster", "--apply"});
+                     "--skip-bad-lines", "--cluster", "--apply", "--tcp"});
   if (command == "validate") return ax::ValidateCommand(args);
   if (command == "snapshot") return ax::SnapshotCommand(args);
   if (command == "explain") return ax::ExplainCommand(args);
   if (command == "geodb") return ax::GeodbCommand(args);
   if (command == "geo") return ax::GeoCommand(args);
+  if (command == "query") return ax::QueryCommand(args);
   std::cerr << "axctl: unknown command '" << command << "'\n" << ax::kUsage;
   return 2;
 }
