@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ax/kube/owner_references.h"
 #include "json_util.h"
 
 namespace ax::kube {
@@ -79,20 +80,20 @@ bool LeaderElector::TryAcquireOrRenew(SteadyTime deadline) {
                   steady_clock::now(), system_clock::now(), &memory_);
   if (decision.action == LeaseAction::kWait) return false;
 
-  Result<nlohmann::json> written = Error{};
-  if (decision.action == LeaseAction::kCreate) {
-    nlohmann::json lease = {
-        {"apiVersion", config_.lease.ApiVersion()},
-        {"kind", "Lease"},
-        {"metadata",
-         {{"name", config_.lease.name}, {"namespace", config_.lease.ns}}}};
-    SetLeaseSpec(decision.desired, &lease);
-    written = client_.Create(config_.lease, lease, Until(deadline, &cancel_));
-  } else {
-    nlohmann::json lease = lease_object_;  // keeps metadata.resourceVersion
-    SetLeaseSpec(decision.desired, &lease);
-    written = client_.Update(config_.lease, lease, Until(deadline, &cancel_));
-  }
+  const bool create = decision.action == LeaseAction::kCreate;
+  // A new Lease, or the one read (which keeps metadata.resourceVersion).
+  nlohmann::json lease =
+      create ? nlohmann::json{{"apiVersion", config_.lease.ApiVersion()},
+                              {"kind", "Lease"},
+                              {"metadata",
+                               {{"name", config_.lease.name},
+                                {"namespace", config_.lease.ns}}}}
+             : lease_object_;
+  SetLeaseSpec(decision.desired, &lease);
+  AddOwnerReferences(config_.owner_references, &lease);
+  auto written =
+      create ? client_.Create(config_.lease, lease, Until(deadline, &cancel_))
+             : client_.Update(config_.lease, lease, Until(deadline, &cancel_));
   if (!written) {
     // A 409 means another candidate wrote first: expected, not worth a log.
     if (!written.error().IsConflict() && !written.error().IsAlreadyExists()) {

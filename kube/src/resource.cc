@@ -32,6 +32,7 @@ Resource ConfigMaps() { return {"", "v1", "configmaps"}; }
 Resource Events() { return {"", "v1", "events"}; }
 Resource Leases() { return {"coordination.k8s.io", "v1", "leases"}; }
 Resource Secrets() { return {"", "v1", "secrets"}; }
+Resource ServiceAccounts() { return {"", "v1", "serviceaccounts"}; }
 
 std::string ResourcePath(const Resource& resource,
                          std::string_view subresource) {

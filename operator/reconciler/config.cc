@@ -29,6 +29,26 @@ bool SetRouteTable(OperatorConfig& c, const std::string& v,
   return true;
 }
 
+// --owner KIND/NAME. One kind is enough so far: the chart's ServiceAccount,
+// which `helm uninstall` deletes.
+bool SetOwner(OperatorConfig& c, const std::string& v, std::string* error) {
+  c.owner_service_account.clear();
+  if (v.empty()) return true;
+  const size_t slash = v.find('/');
+  const std::string name =
+      slash == std::string::npos ? "" : v.substr(slash + 1);
+  if (name.empty() || name.find('/') != std::string::npos) {
+    *error = "want KIND/NAME, got \"" + v + "\"";
+    return false;
+  }
+  if (const std::string kind = v.substr(0, slash); kind != "ServiceAccount") {
+    *error = "kind " + kind + " is not supported (only ServiceAccount)";
+    return false;
+  }
+  c.owner_service_account = name;
+  return true;
+}
+
 const std::vector<Flag>& Flags() {
   static const std::vector<Flag> flags = {
       {"config", "FILE", "",
@@ -48,6 +68,11 @@ const std::vector<Flag>& Flags() {
        runtime::OneValue<OperatorConfig>(SetRouteTable)},
       {"history", "N", "5", "published versions kept for rollback",
        runtime::OneValue<OperatorConfig>(SetHistory)},
+      {"owner", "KIND/NAME", "",
+       "the object of the namespace (a ServiceAccount) that owns the "
+       "ConfigMaps and the Lease this operator creates, so that deleting it "
+       "deletes them; it must be readable at start",
+       runtime::OneValue<OperatorConfig>(SetOwner)},
       {"leader-elect", "", "true",
        "elect one writing replica through a Lease (off: this replica "
        "always writes)",

@@ -21,6 +21,10 @@ struct OperatorConfig {
   std::string namespace_name;  // "": the kubeconfig context's / the pod's
   std::string route_table = "ax-route-table";
   size_t history = 5;
+  // --owner ServiceAccount/NAME, in the namespace: the owner of the
+  // ConfigMaps and the Lease this operator creates, so that they are deleted
+  // with it (on `helm uninstall`). "": they have no owner.
+  std::string owner_service_account;
   bool leader_elect = true;
   std::string lease_name = "ax-operator";
   std::string identity;  // the lease holder; $POD_NAME or the host name

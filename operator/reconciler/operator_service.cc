@@ -5,10 +5,33 @@
 
 #include <httplib.h>
 
+#include "ax/kube/owner_references.h"
 #include "ax/runtime/log.h"
 
 namespace ax::controller {
-namespace {}  // namespace
+namespace {
+
+// The --owner object as owner references, read before anything is written:
+// a wrong name, or a Role that may not read it, stops the start here rather
+// than leave ConfigMaps and a Lease behind at uninstall.
+bool ReadOwners(kube::Client& client, const OperatorConfig& c,
+                nlohmann::json* owners, std::string* error) {
+  *owners = nlohmann::json::array();
+  if (c.owner_service_account.empty()) return true;
+  auto owner = client.Get(kube::ServiceAccounts()
+                              .In(c.namespace_name)
+                              .Named(c.owner_service_account));
+  if (!owner) {
+    *error = "--owner=ServiceAccount/" + c.owner_service_account +
+             ": cannot read it in namespace " + c.namespace_name + ": " +
+             owner.error().ToString();
+    return false;
+  }
+  owners->push_back(kube::OwnerReferenceTo(*owner));
+  return true;
+}
+
+}  // namespace
 
 OperatorService::OperatorService(OperatorConfig config)
     : config_(std::move(config)) {}
@@ -32,6 +55,8 @@ bool OperatorService::Start(std::string* error) {
     return false;
   }
   client_ = std::move(*client);
+  nlohmann::json owners;
+  if (!ReadOwners(*client_, config_, &owners, error)) return false;
 
   cache_ = std::make_unique<ClusterCache>(
       *client_, config_.namespace_name, config_.route_table,
@@ -47,7 +72,7 @@ bool OperatorService::Start(std::string* error) {
   events_ = std::make_unique<kube::EventRecorder>(
       *client_, kube::EventSource{"ax-operator", config_.identity});
   applier_ = std::make_unique<PlanApplier>(
-      *client_, *events_, [this] { return reconciler_->MayWrite(); });
+      *client_, *events_, [this] { return reconciler_->MayWrite(); }, owners);
   ReconcilerOptions options;
   options.plan.namespace_name = config_.namespace_name;
   options.plan.route_table_name = config_.route_table;
@@ -62,6 +87,7 @@ bool OperatorService::Start(std::string* error) {
     election.lease =
         kube::Leases().In(config_.namespace_name).Named(config_.lease_name);
     election.identity = config_.identity;
+    election.owner_references = owners;
     election.timing.lease_duration =
         std::chrono::duration_cast<std::chrono::seconds>(
             config_.lease_duration);
@@ -92,6 +118,7 @@ bool OperatorService::Start(std::string* error) {
                 {"config", loaded->source},
                 {"namespace", config_.namespace_name},
                 {"route_table", config_.route_table},
+                {"owner", config_.owner_service_account},
                 {"identity", config_.identity},
                 {"leader_elect", config_.leader_elect}});
   cache_->Start();

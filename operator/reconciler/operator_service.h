@@ -26,10 +26,11 @@ class OperatorService {
   OperatorService(const OperatorService&) = delete;
   OperatorService& operator=(const OperatorService&) = delete;
 
-  // Reads the kubeconfig or in-cluster config, binds HTTP, starts the
-  // informers, the loop and the election. Fails on bad config, TLS material
-  // or lease timing, or a bind failure; an unreachable apiserver is not
-  // fatal (the informers keep trying).
+  // Reads the kubeconfig or in-cluster config and the --owner object, binds
+  // HTTP, starts the informers, the loop and the election. Fails on bad
+  // config, TLS material or lease timing, an --owner that cannot be read,
+  // or a bind failure; otherwise an unreachable apiserver is not fatal (the
+  // informers keep trying).
   bool Start(std::string* error);
   // Stops the loop, releases the lease (when leading), stops the informers
   // and HTTP.

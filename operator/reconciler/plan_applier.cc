@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ax/kube/conflict_retry.h"
+#include "ax/kube/owner_references.h"
 #include "watched_kinds.h"
 
 namespace ax::controller {
@@ -59,12 +60,18 @@ StatusOrder WriteOrder(const Plan& plan, const std::string& resume_after) {
 }  // namespace
 
 PlanApplier::PlanApplier(kube::Client& client, kube::EventRecorder& events,
-                         std::function<bool()> may_write,
+                         std::function<bool()> may_write, json owner_references,
                          std::chrono::milliseconds status_slice)
     : client_(client),
       events_(events),
       may_write_(std::move(may_write)),
+      owner_references_(std::move(owner_references)),
       status_slice_(status_slice) {}
+
+json PlanApplier::Owned(json config_map) const {
+  kube::AddOwnerReferences(owner_references_, &config_map);
+  return config_map;
+}
 
 bool PlanApplier::MayWrite(ApplyResult& result) {
   if (!may_write_ || may_write_()) return true;
@@ -91,7 +98,9 @@ bool PlanApplier::PublishRouteTable(const Plan& plan, const std::string& ns,
   const kube::Resource config_maps = kube::ConfigMaps().In(ns);
   if (plan.route_table) {
     if (!MayWrite(result)) return false;
-    const json& cm = *plan.route_table;
+    // The plan keeps the references of the ConfigMap it replaces; one from
+    // before there was an owner gets the owner's here.
+    const json cm = Owned(*plan.route_table);
     const json meta = cm.value("metadata", json::object());
     const std::string name = meta.value("name", std::string());
     // With a resourceVersion the plan read one: replace exactly that one.
@@ -115,7 +124,7 @@ bool PlanApplier::PublishRouteTable(const Plan& plan, const std::string& ns,
   }
   for (const json& cm : plan.history_creates) {
     if (!MayWrite(result)) return false;
-    auto created = client_.Create(config_maps, cm);
+    auto created = client_.Create(config_maps, Owned(cm));
     ++result.writes;
     if (created) {
       written.Record(*created, WrittenObjects::Clock::now());

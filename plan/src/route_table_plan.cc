@@ -52,8 +52,9 @@ RouteTableConfigMapOptions ConfigMapOptions(const PlanOptions& o,
 }
 
 // `fresh` replaces `current`: labels and annotations others put on the
-// current ConfigMap (a rollback annotation, kubectl's) survive, and the
-// current resourceVersion makes the write fail if someone wrote in between.
+// current ConfigMap (a rollback annotation, kubectl's) survive, so do its
+// owner references (a replace would drop them), and the current
+// resourceVersion makes the write fail if someone wrote in between.
 json ReplacingCurrent(json fresh, const json* current) {
   if (!current) return fresh;
   const json& meta = current->value("metadata", json::object());
@@ -63,6 +64,10 @@ json ReplacingCurrent(json fresh, const json* current) {
     if (!merged.is_object()) merged = json::object();
     merged.update(out[field]);
     out[field] = std::move(merged);
+  }
+  if (const auto owners = meta.find("ownerReferences");
+      owners != meta.end() && owners->is_array()) {
+    out["ownerReferences"] = *owners;
   }
   if (const std::string rv = RefOf(*current).resource_version; !rv.empty()) {
     out["resourceVersion"] = rv;

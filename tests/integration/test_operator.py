@@ -2,6 +2,8 @@
 applied, the operator running with its own service account's token (least privilege:
 what it needs works, a Secret create is denied), examples/quickstart applied with
 kubectl -> the route-table ConfigMap with its domains and nodes, statuses and Events;
+the ConfigMaps and the Lease owned by the account (--owner; this control plane has no
+garbage collector, the kind e2e sees them deleted), an owner it cannot read stopping it;
 Node and Rule edits -> a new version, CR change to ConfigMap timed over 10 edits; two
 replicas: one leader, the other takes over after the leader is SIGKILLed, versions keep
 rising; the apiserver stopped for a few seconds and started again -> the operator
@@ -13,6 +15,7 @@ import datetime
 import json
 import re
 import statistics
+import subprocess
 import time
 
 import pytest
@@ -31,6 +34,8 @@ from waiting import wait_for
 # scale the same way.
 LEASE = ["--lease-duration=4s", "--renew-deadline=3s", "--retry-period=1s"]
 LEASE_S, RETRY_S = 4.0, 1.0
+# The account whose token the operator runs on owns what it creates, as in the chart.
+OWNER = "--owner=ServiceAccount/ax-operator"
 QUICKSTART_NODES = {"gz-01", "gz-02", "bj-01", "bj-02", "sj-01", "sj-02"}
 
 
@@ -51,7 +56,8 @@ def kubeconfig(cluster, tmp_path_factory):
 @pytest.fixture(scope="module")
 def leader(cluster, kubeconfig, tmp_path_factory):
     """The first replica: it leads from the start."""
-    op = AxOperator(kubeconfig, tmp_path_factory.mktemp("op-a"), "op-a", *LEASE).start()
+    op = AxOperator(kubeconfig, tmp_path_factory.mktemp("op-a"), "op-a", OWNER,
+                    *LEASE).start()
     yield op
     op.stop()
 
@@ -96,16 +102,17 @@ def test_least_privilege(cluster, kubeconfig, leader):
             ("list", "nodes.gslb.ax.io"), ("update", "nodes.gslb.ax.io", "--subresource=status"),
             ("create", "configmaps"), ("delete", "configmaps"), ("create", "events"),
             ("update", "leases.coordination.k8s.io/ax-operator"),
-            ("update", "configmaps/ax-route-table")]:
+            ("update", "configmaps/ax-route-table"), ("get", "serviceaccounts/ax-operator")]:
         r = cluster.kubectl("auth", "can-i", verb, resource, *extra, "-n", NS, token=token,
                             check=False)
         assert r.stdout.strip() == "yes", (verb, resource, r.stdout, r.stderr)
     r = cluster.kubectl("auth", "can-i", "update", "nodes.gslb.ax.io", "-n", NS,
                         token=token, check=False)
     assert r.stdout.strip() == "no", "the operator must not write specs"
-    # Named writes: another Lease or ConfigMap is not updated.
-    for resource in ("leases.coordination.k8s.io/other", "configmaps/other"):
-        r = cluster.kubectl("auth", "can-i", "update", resource, "-n", NS, token=token,
+    # Named writes: another Lease or ConfigMap is not updated; no other account read.
+    for verb, resource in (("update", "leases.coordination.k8s.io/other"),
+                           ("update", "configmaps/other"), ("get", "serviceaccounts/other")):
+        r = cluster.kubectl("auth", "can-i", verb, resource, "-n", NS, token=token,
                             check=False)
         assert r.stdout.strip() == "no", resource
 
@@ -129,6 +136,45 @@ def test_quickstart_published(cluster, leader):
     assert f"configmap/ax-route-table-v{version}" in history.split()
     print(f"\nfirst version {version}: {len(doc['nodes'])} nodes, "
           f"{len(doc['domains'])} domains, {len(doc['routes'])} routes")
+
+
+def test_objects_it_creates_are_owned_by_the_account(cluster, leader):
+    """The route table, its kept versions and the Lease name the ServiceAccount, by uid,
+    as their one owner: deleting it (helm uninstall) deletes them."""
+    account = json.loads(cluster.kubectl("get", "serviceaccount", "ax-operator", "-n", NS,
+                                         "-o", "json").stdout)
+    owners = [{"apiVersion": "v1", "kind": "ServiceAccount", "name": "ax-operator",
+               "uid": account["metadata"]["uid"]}]
+    wait_for("the route table", lambda: route_table(cluster), 10)
+    cms = json.loads(cluster.kubectl("get", "configmap", "-n", NS, "-l",
+                                     "gslb.ax.io/route-table=ax-route-table",
+                                     "-o", "json").stdout)["items"]
+    names = {cm["metadata"]["name"] for cm in cms}
+    assert "ax-route-table" in names and any(n.startswith("ax-route-table-v") for n in names)
+    for cm in cms:
+        assert cm["metadata"].get("ownerReferences") == owners, cm["metadata"]
+    assert wait_for("op-a leads", leader.is_leader, 10)
+    lease = json.loads(cluster.kubectl("get", "lease", "ax-operator", "-n", NS,
+                                       "-o", "json").stdout)
+    assert lease["metadata"].get("ownerReferences") == owners, lease["metadata"]
+
+
+@pytest.mark.parametrize("as_admin, answer", [(False, "403 Forbidden"),
+                                               (True, "404 NotFound")])
+def test_an_owner_it_cannot_read_stops_it(cluster, kubeconfig, tmp_path, as_admin, answer):
+    """A misnamed owner (forbidden to the account's Role, missing for the admin) stops
+    the operator at start, before it writes anything, with the flag and the object
+    named."""
+    op = AxOperator(cluster.kubeconfig if as_admin else kubeconfig, tmp_path, "op-x",
+                    "--owner=ServiceAccount/nobody", *LEASE)
+    r = subprocess.run(op.cmd, capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1, r.stdout + r.stderr
+    errors = [json.loads(line) for line in r.stderr.splitlines()
+              if '"ax-operator failed to start"' in line]
+    assert len(errors) == 1, r.stderr
+    assert errors[0]["error"].startswith(
+        f"--owner=ServiceAccount/nobody: cannot read it in namespace {NS}: {answer}"), errors
+    assert "ax-operator starting" not in r.stderr, r.stderr
 
 
 def test_statuses_and_events(cluster, leader):

@@ -321,6 +321,7 @@ def test_failover_through_the_chart_accounts(kube, dns, probe, backends):
     # RBAC names the one ConfigMap it replaces and its Lease.
     ("ax-operator", ["label", "configmap", "ax-vantages", "x=y"]),
     ("ax-operator", ["annotate", "lease", "other", "x=y"]),
+    ("ax-operator", ["get", "serviceaccount", "ax-dns"]),
 ])
 def test_chart_accounts_are_denied_what_they_do_not_need(kube, tokens, quickstart, account,
                                                          args):
@@ -339,6 +340,7 @@ def test_chart_accounts_are_denied_what_they_do_not_need(kube, tokens, quickstar
     ("ax-operator", "delete", "configmaps", []),
     ("ax-operator", "update", "leases.coordination.k8s.io/ax-operator", []),
     ("ax-operator", "update", "configmaps/ax-route-table", []),
+    ("ax-operator", "get", "serviceaccounts/ax-operator", []),  # its --owner
 ])
 def test_chart_accounts_may_do_what_they_need(kube, tokens, account, verb, resource, extra):
     token = json.loads(tokens[account].read_text())["users"][0]["user"]["token"]
@@ -355,6 +357,16 @@ def test_operator_leads_through_the_charts_lease(kube, operator, quickstart):
                                     "json").stdout)
     assert lease["spec"]["holderIdentity"] == "op-local"
     assert operator.is_leader()
+    # The chart's --owner: its account owns what it created, so uninstall takes it along
+    # (this control plane has no garbage collector to see that happen).
+    uid = json.loads(kube.kubectl("get", "serviceaccount", "ax-operator", "-n", NAMESPACE,
+                                  "-o", "json").stdout)["metadata"]["uid"]
+    owners = [{"apiVersion": "v1", "kind": "ServiceAccount", "name": "ax-operator",
+               "uid": uid}]
+    table = json.loads(kube.kubectl("get", "configmap", "ax-route-table", "-n", NAMESPACE,
+                                    "-o", "json").stdout)
+    assert lease["metadata"].get("ownerReferences") == owners
+    assert table["metadata"].get("ownerReferences") == owners
 
 
 def test_readme_kubectl_walkthrough(kube, operator, quickstart):

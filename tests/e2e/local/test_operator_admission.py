@@ -12,7 +12,8 @@ control plane. With a TokenRequest token of the account:
   ConfigMap or Lease);
 - the real ax-operator on that account publishes the quickstart with leader election
   and keeps one version (--history=1): it creates and deletes kept versions through the
-  policy, and nothing it writes is denied.
+  policy, and nothing it writes is denied; with the chart's --owner it reads its account
+  (the Role's one named get) and names it the owner of the ConfigMaps and the Lease.
 """
 
 from __future__ import annotations
@@ -120,6 +121,7 @@ def test_other_names_are_denied(cluster, token, case, args, obj, message):
 def test_the_real_operator_keeps_within_its_names(cluster, token, tmp_path):
     config = token_kubeconfig(cluster, ACCOUNT, tmp_path / "ax-operator.kubeconfig")
     op = AxOperator(config, tmp_path, "op-a", "--leader-elect=true", "--history=1",
+                    f"--owner=ServiceAccount/{ACCOUNT}",
                     "--lease-duration=4s", "--renew-deadline=3s", "--retry-period=1s")
     op.start()
     try:
@@ -142,9 +144,18 @@ def test_the_real_operator_keeps_within_its_names(cluster, token, tmp_path):
         (kept,) = wait_for("one kept version", one_kept_version, 30)
         assert kept == f"configmap/{TABLE}-v{route_table_version(cluster)}"
         assert route_table_version(cluster) >= first + 3
-        holder = json.loads(cluster.kubectl("get", "lease", "ax-operator", "-n", NAMESPACE,
-                                            "-o", "json").stdout)["spec"]["holderIdentity"]
-        assert holder == "op-a"
+        lease_now = json.loads(cluster.kubectl("get", "lease", "ax-operator", "-n",
+                                               NAMESPACE, "-o", "json").stdout)
+        assert lease_now["spec"]["holderIdentity"] == "op-a"
+        uid = json.loads(cluster.kubectl("get", "serviceaccount", ACCOUNT, "-n", NAMESPACE,
+                                         "-o", "json").stdout)["metadata"]["uid"]
+        owners = [{"apiVersion": "v1", "kind": "ServiceAccount", "name": ACCOUNT,
+                   "uid": uid}]
+        assert lease_now["metadata"].get("ownerReferences") == owners
+        for name in (TABLE, kept.removeprefix("configmap/")):
+            cm = json.loads(cluster.kubectl("get", "configmap", name, "-n", NAMESPACE,
+                                            "-o", "json").stdout)
+            assert cm["metadata"].get("ownerReferences") == owners, name
         log = op.log_path.read_text()
         assert "denied" not in log and "forbidden" not in log, log[-4000:]
     finally:

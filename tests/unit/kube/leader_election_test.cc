@@ -1,8 +1,8 @@
 // The leader elector's I/O loop against a fake apiserver holding one Lease
-// (optimistic concurrency included): it creates and renews the lease, waits
-// out another holder, releases on Stop, and — what a real apiserver cannot
-// be made to do on cue — stops leading by the renew deadline when the server
-// stops answering.
+// (optimistic concurrency included): it creates and renews the lease (with
+// its owner references), waits out another holder, releases on Stop, and —
+// what a real apiserver cannot be made to do on cue — stops leading by the
+// renew deadline when the server stops answering.
 #include "ax/kube/leader_election.h"
 
 #include <gtest/gtest.h>
@@ -94,6 +94,13 @@ class LeaseServer {
   json Spec() {
     std::lock_guard lock(mu_);
     return lease_.is_null() ? json() : lease_["spec"];
+  }
+
+  json OwnerReferences() {
+    std::lock_guard lock(mu_);
+    return lease_.is_null()
+               ? json()
+               : lease_["metadata"].value("ownerReferences", json());
   }
 
   std::unique_ptr<Client> NewClient() const { return fake_.NewClient(); }
@@ -221,6 +228,47 @@ TEST(LeaderElectorTest, WaitsOutAnotherHolderThenTakesOver) {
   EXPECT_GE(steady_clock::now() - quiet, milliseconds(2000 - 300));
   EXPECT_EQ(server.Spec()["holderIdentity"], "me");
   EXPECT_EQ(server.Spec()["leaseTransitions"], 5);
+  (*elector)->Stop();
+}
+
+const json kOwners = json::array({{{"apiVersion", "v1"},
+                                   {"kind", "ServiceAccount"},
+                                   {"name", "ax-operator"},
+                                   {"uid", "uid-sa"}}});
+
+TEST(LeaderElectorTest, CreatesTheLeaseWithItsOwnerAndKeepsIt) {
+  LeaseServer server;
+  auto client = server.NewClient();
+  Counted counted;
+  LeaderElectionConfig config = counted.Config();
+  config.owner_references = kOwners;
+  auto elector = LeaderElector::Create(*client, std::move(config));
+  ASSERT_TRUE(elector.ok());
+  (*elector)->Start();
+  ASSERT_TRUE(WaitFor([&] { return (*elector)->IsLeader(); }));
+  EXPECT_EQ(server.OwnerReferences(), kOwners);
+  const json first = server.Spec();
+  ASSERT_TRUE(WaitFor(
+      [&] { return server.Spec()["renewTime"] != first["renewTime"]; }));
+  EXPECT_EQ(server.OwnerReferences(), kOwners);  // renewed: not twice
+  (*elector)->Stop();
+  EXPECT_EQ(server.OwnerReferences(), kOwners);  // released: still there
+}
+
+// A lease an older version created without an owner gets it when renewed.
+TEST(LeaderElectorTest, AddsTheOwnerToALeaseWithout) {
+  LeaseServer server;
+  server.WriteHolder("me");
+  ASSERT_TRUE(server.OwnerReferences().is_null());
+  auto client = server.NewClient();
+  Counted counted;
+  LeaderElectionConfig config = counted.Config();
+  config.owner_references = kOwners;
+  auto elector = LeaderElector::Create(*client, std::move(config));
+  ASSERT_TRUE(elector.ok());
+  (*elector)->Start();
+  ASSERT_TRUE(WaitFor([&] { return (*elector)->IsLeader(); }));
+  EXPECT_EQ(server.OwnerReferences(), kOwners);
   (*elector)->Stop();
 }
 

@@ -17,6 +17,8 @@ TEST(ResourceTest, CoreGroupLivesUnderApi) {
             "/api/v1/namespaces/ax/configmaps");
   EXPECT_EQ(ResourcePath(ConfigMaps().In("ax").Named("snap")),
             "/api/v1/namespaces/ax/configmaps/snap");
+  EXPECT_EQ(ResourcePath(ServiceAccounts().In("ax").Named("op")),
+            "/api/v1/namespaces/ax/serviceaccounts/op");
   EXPECT_EQ(ResourcePath({"", "v1", "namespaces", "", "ax"}),
             "/api/v1/namespaces/ax");
 }

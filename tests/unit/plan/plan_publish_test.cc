@@ -1,6 +1,7 @@
 // ComputePlan's route-table decisions over a fake cluster: first publish, the
-// no-op plan, version bumps, the size limit, history depth, rollback and an
-// unreadable ConfigMap; and the 1,000-node scale case.
+// no-op plan, version bumps (keeping the stored owner references), the size
+// limit, history depth, rollback and an unreadable ConfigMap; and the
+// 1,000-node scale case.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -100,6 +101,22 @@ TEST(PlanPublish, NodeChangeBumpsTheVersionByOne) {
   EXPECT_EQ(Served(c).version, 2u);
   EXPECT_THAT(HistoryNames(c),
               ElementsAre("ax-route-table-v1", "ax-route-table-v2"));
+}
+
+// A replace would drop the owner references of the stored ConfigMap: the
+// plan carries them over, as it does labels and annotations.
+TEST(PlanPublish, ReplacingKeepsTheOwnerReferences) {
+  FakeCluster c = SmallCluster();
+  c.Step(kT0);
+  const json owners = json::array({{{"apiVersion", "v1"},
+                                    {"kind", "ServiceAccount"},
+                                    {"name", "ax-operator"},
+                                    {"uid", "uid-sa"}}});
+  (*c.state.route_table)["metadata"]["ownerReferences"] = owners;
+  c.EditSpec("Node", "gz-02", {{"weight", 50}});
+  const Plan plan = c.Plan(kT0 + 1000);
+  ASSERT_TRUE(plan.route_table);
+  EXPECT_EQ((*plan.route_table)["metadata"]["ownerReferences"], owners);
 }
 
 TEST(PlanPublish, SnapshotOverTheLimitIsRefusedWithTheReason) {

@@ -30,6 +30,10 @@ struct LeaderElectionConfig {
   // Step down by writing an empty holder on Stop(), so a successor need not
   // wait for the lease to expire. Off, Stop() just stops renewing.
   bool release_on_stop = true;
+  // metadata.ownerReferences (owner_references.h) of the Lease, so that it
+  // goes with its owner: written when it is created, and added by the next
+  // acquire or renewal to a lease that lacks one (an older version's).
+  nlohmann::json owner_references = nlohmann::json::array();
   // On the elector's thread; they must return promptly (start or stop the
   // leader's work elsewhere). on_stopped_leading follows every
   // on_started_leading, also at Stop().

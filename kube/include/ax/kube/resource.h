@@ -30,11 +30,12 @@ struct Resource {
   std::string ApiVersion() const;
 };
 
-// The resources this library itself reads and writes.
+// The built-in resources Ax's programs read and write.
 Resource ConfigMaps();
 Resource Events();
 Resource Leases();
 Resource Secrets();
+Resource ServiceAccounts();
 
 // "/api/v1/namespaces/NS/configmaps/NAME", "/apis/G/V/PLURAL", ... Parts
 // left empty are left out; `subresource` ("status") is appended after NAME.

@@ -1,5 +1,5 @@
 // ax-operator flags: defaults, precedence (flag > env > file), the POD_NAME
-// identity, and refusals.
+// identity, the --owner kinds, and refusals.
 #include "config.h"
 
 #include <gtest/gtest.h>
@@ -22,6 +22,7 @@ TEST(OperatorConfig, Defaults) {
   EXPECT_EQ(c.namespace_name, "");
   EXPECT_EQ(c.route_table, "ax-route-table");
   EXPECT_EQ(c.history, 5u);
+  EXPECT_EQ(c.owner_service_account, "");
   EXPECT_TRUE(c.leader_elect);
   EXPECT_EQ(c.lease_name, "ax-operator");
   EXPECT_EQ(c.identity, "ax-operator-0");
@@ -61,6 +62,18 @@ TEST(OperatorConfig, FlagBeatsEnvBeatsFile) {
   EXPECT_EQ(ok.config.resync, std::chrono::minutes(1));
   EXPECT_FALSE(ok.config.leader_elect);
   EXPECT_EQ(ok.config.identity, "op-a");
+}
+
+TEST(OperatorConfig, OwnerIsAServiceAccount) {
+  const OperatorConfigResult r = Parse({"--owner=ServiceAccount/ax-operator"});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.config.owner_service_account, "ax-operator");
+  EXPECT_EQ(Parse({"--owner=Deployment/ax-operator"}).error,
+            "--owner: kind Deployment is not supported (only ServiceAccount)");
+  EXPECT_EQ(Parse({"--owner=ax-operator"}).error,
+            "--owner: want KIND/NAME, got \"ax-operator\"");
+  EXPECT_EQ(Parse({"--owner=ServiceAccount/"}).error,
+            "--owner: want KIND/NAME, got \"ServiceAccount/\"");
 }
 
 TEST(OperatorConfig, Refusals) {

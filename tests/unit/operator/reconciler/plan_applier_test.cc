@@ -1,8 +1,9 @@
 // PlanApplier against a fake apiserver: the write order a plan demands
-// (ConfigMap, kept versions, statuses, Events), "already done" answers, a
-// status conflict re-read and retried, a route-table conflict stopping the
-// pass with what won recorded, status writes giving way to a newer plan and
-// going on where they stopped, and no write at all without the lease.
+// (ConfigMap, kept versions, statuses, Events), the owner references on the
+// ConfigMaps written, "already done" answers, a status conflict re-read and
+// retried, a route-table conflict stopping the pass with what won recorded,
+// status writes giving way to a newer plan and going on where they stopped,
+// and no write at all without the lease.
 #include "plan_applier.h"
 
 #include <gmock/gmock.h>
@@ -21,6 +22,7 @@ namespace {
 
 using kube::testing::FakeApiServer;
 using nlohmann::json;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
@@ -123,18 +125,28 @@ class FakeCluster {
     return requests_;
   }
 
+  // The ConfigMaps sent (POST, PUT), in order.
+  std::vector<json> config_maps_sent() {
+    std::lock_guard lock(mu_);
+    return config_maps_sent_;
+  }
+
  private:
   void Seen(const httplib::Request& req) {
     std::lock_guard lock(mu_);
     std::string path = req.path;
     path.erase(0, path.rfind('/', path.rfind('/') - 1));  // the last two parts
     requests_.push_back(req.method + " " + path);
+    if (path.find("configmaps") != std::string::npos && !req.body.empty()) {
+      config_maps_sent_.push_back(json::parse(req.body));
+    }
   }
 
   FakeApiServer api_;
   std::unique_ptr<kube::Client> client_;
   std::mutex mu_;
   std::vector<std::string> requests_;
+  std::vector<json> config_maps_sent_;
 };
 
 json ConfigMap(const std::string& name) {
@@ -182,6 +194,62 @@ TEST(PlanApplier, WritesInThePlansOrder) {
   const std::vector<json> nodes = written.Merge("Node", {}, now);
   ASSERT_EQ(nodes.size(), 1u);
   EXPECT_EQ(nodes[0]["status"], json({{"health", "Up"}}));
+}
+
+const json kOwner = {{"apiVersion", "v1"},
+                     {"kind", "ServiceAccount"},
+                     {"name", "ax-operator"},
+                     {"uid", "uid-sa"}};
+
+// A ConfigMap's name and owner references.
+using NamedOwners = std::pair<std::string, json>;
+
+// Those of each ConfigMap sent.
+std::vector<NamedOwners> Owners(FakeCluster& cluster) {
+  std::vector<NamedOwners> out;
+  for (const json& cm : cluster.config_maps_sent()) {
+    out.emplace_back(cm["metadata"]["name"],
+                     cm["metadata"].value("ownerReferences", json()));
+  }
+  return out;
+}
+
+TEST(PlanApplier, CreatedConfigMapsCarryTheOwner) {
+  FakeCluster cluster(false);
+  kube::EventRecorder events(cluster.client(), {"ax-operator", "test"});
+  PlanApplier applier(
+      cluster.client(), events, [] { return true; }, json::array({kOwner}));
+  WrittenObjects written;
+  const ApplyResult r = applier.Apply(SomePlan(false), kNs, written);
+  EXPECT_FALSE(r.failed) << r.error.ToString();
+  const json owned = json::array({kOwner});
+  EXPECT_THAT(Owners(cluster),
+              ElementsAre(NamedOwners("ax-route-table", owned),
+                          NamedOwners("ax-route-table-v4", owned),
+                          NamedOwners("ax-route-table-v3", owned)));
+}
+
+// A replace keeps the references the plan carries over from the stored
+// ConfigMap, and adds the owner to one from before there was an owner.
+TEST(PlanApplier, ReplacedConfigMapKeepsItsOwnersAndGetsTheOwner) {
+  FakeCluster cluster(false);
+  kube::EventRecorder events(cluster.client(), {"ax-operator", "test"});
+  PlanApplier applier(
+      cluster.client(), events, [] { return true; }, json::array({kOwner}));
+  const json other = {{"apiVersion", "example.test/v1"},
+                      {"kind", "Thing"},
+                      {"name", "keeper"},
+                      {"uid", "uid-other"}};
+  Plan plan = SomePlan(true);
+  (*plan.route_table)["metadata"]["ownerReferences"] = json::array({other});
+  plan.history_creates.clear();
+  WrittenObjects written;
+  const ApplyResult r = applier.Apply(plan, kNs, written);
+  EXPECT_FALSE(r.failed) << r.error.ToString();
+  EXPECT_THAT(cluster.requests(), Contains("PUT /configmaps/ax-route-table"));
+  EXPECT_THAT(
+      Owners(cluster),
+      ElementsAre(NamedOwners("ax-route-table", json::array({other, kOwner}))));
 }
 
 TEST(PlanApplier, RouteTableConflictStopsThePassAndKeepsTheWinner) {
@@ -265,7 +333,7 @@ class ZeroSliceTest : public ::testing::Test {
   AcceptingCluster cluster_;
   kube::EventRecorder events_{cluster_.client(), {"ax-operator", "test"}};
   PlanApplier applier_{cluster_.client(), events_, [] { return true; },
-                       std::chrono::milliseconds(0)};
+                       json::array(), std::chrono::milliseconds(0)};
   WrittenObjects written_;
 };
 
