@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Builds the local Kubernetes control plane of the integration tests (real parts, not mocks;
-# issue 6) from the Go module proxy: kube-apiserver, etcd, helm and a kubectl of the
-# same version (the machine's kubectl dispatcher stops at 1.33, outside the +-1 minor
-# skew kubectl supports against a 1.36 server). Run by
-# scripts/setup-test.sh. Idempotent: the binaries are cached per Kubernetes version under
-#   ${AX_CACHE:-$HOME/.cache/ax}/kube/<version>/bin/{kube-apiserver,kubectl,etcd,helm}
+# Builds Kubernetes tools from the Go module proxy. Without arguments: the local control
+# plane of the integration tests (real parts, not mocks; issue 6): kube-apiserver, etcd,
+# helm and a kubectl of the same version (the machine's kubectl dispatcher stops at
+# 1.33, outside the +-1 minor skew kubectl supports against a 1.36 server); run by
+# scripts/setup-test.sh. With arguments, the tools named (scripts/setup-kind.sh asks for
+# what a kind node image holds: kubelet, kubeadm, kube-controller-manager,
+# kube-scheduler, kube-proxy, coredns, and kind itself). Idempotent: the binaries are
+# cached per Kubernetes version under
+#   ${AX_CACHE:-$HOME/.cache/ax}/kube/<version>/bin/<tool>
 # and linked into $AX_CACHE/bin, where tests/integration/kubecp.py looks (env
 # AX_KUBE_BIN overrides that folder at test time). A binary is rebuilt only when it
 # is missing or reports another version than the one pinned here. The first build
@@ -18,11 +21,18 @@ set -euo pipefail
 KUBE_VERSION=v1.36.3
 ETCD_VERSION=v3.6.8
 HELM_VERSION=v3.21.4
+# What kubeadm $KUBE_VERSION deploys (cmd/kubeadm/app/constants) and the kind release
+# whose node-image layout scripts/setup-kind.sh follows.
+COREDNS_VERSION=v1.14.2
+KIND_VERSION=v0.33.0
 
 AX_CACHE="${AX_CACHE:-$HOME/.cache/ax}"
 DEST="$AX_CACHE/kube/$KUBE_VERSION/bin"
 BIN="$AX_CACHE/bin"
 TOOLS=(kube-apiserver kubectl etcd helm)
+(($# == 0)) || TOOLS=("$@")
+# Commands of the k8s.io/kubernetes module (build_kube_cmd builds any of them).
+KUBE_CMDS=" kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubelet kubeadm kubectl "
 
 # Succeeds when DEST/$1 exists and reports the pinned version. (Output captured
 # first: `| grep -q` could stop reading early and fail the pipe under pipefail.)
@@ -30,10 +40,15 @@ built() {
   local exe="$DEST/$1" out want
   [[ -x "$exe" ]] || return 1
   case "$1" in
-  kube-apiserver) out="$("$exe" --version)" want="Kubernetes $KUBE_VERSION" ;;
   kubectl) out="$("$exe" version --client)" want="Client Version: $KUBE_VERSION" ;;
+  kubeadm) out="$("$exe" version -o short)" want="$KUBE_VERSION" ;;
+  kube-*) out="$("$exe" --version)" want="Kubernetes $KUBE_VERSION" ;;
+  kubelet) out="$("$exe" --version)" want="Kubernetes $KUBE_VERSION" ;;
   etcd) out="$("$exe" --version)" want="etcd Version: ${ETCD_VERSION#v}" ;;
   helm) out="$("$exe" version --short)" want="$HELM_VERSION" ;;
+  coredns) out="$("$exe" -version)" want="CoreDNS-${COREDNS_VERSION#v}" ;;
+  kind) out="$("$exe" version)" want="kind $KIND_VERSION" && out="${out%% go*}" ;;
+  *) echo "setup-kube: error: unknown tool $1" >&2 && exit 1 ;;
   esac 2>/dev/null || return 1
   grep -qxF "$want" <<<"$out"
 }
@@ -47,8 +62,7 @@ todo=()
 for tool in "${TOOLS[@]}"; do built "$tool" || todo+=("$tool"); done
 if ((${#todo[@]} == 0)); then
   link_bins
-  echo "setup-kube: ok (kube-apiserver and kubectl $KUBE_VERSION, etcd $ETCD_VERSION," \
-    "helm $HELM_VERSION in $DEST)"
+  echo "setup-kube: ok (${TOOLS[*]} in $DEST)"
   exit 0
 fi
 
@@ -119,8 +133,6 @@ build_kube_cmd() {
   (cd "$dir" && nice "$GO" build -trimpath -ldflags "$ldflags" -o "$tmp/$1" "$pkg") ||
     fail "go build $pkg ($KUBE_VERSION)"
 }
-build_kube_apiserver() { build_kube_cmd kube-apiserver; }
-build_kubectl() { build_kube_cmd kubectl; }
 
 # go.etcd.io/etcd/server/v3 is itself etcd's main package; its go.mod has replace
 # lines (to sibling folders) but requires real versions, so a bare wrapper works.
@@ -130,6 +142,20 @@ build_etcd() {
   (cd "$dir" && nice "$GO" mod tidy) || fail "go mod tidy for etcd $ETCD_VERSION"
   (cd "$dir" && nice "$GO" build -trimpath -ldflags "-s -w" -o "$tmp/etcd" "$pkg") ||
     fail "go build $pkg ($ETCD_VERSION)"
+}
+
+# CoreDNS's main package is its module root; its go.mod needs no replacements.
+build_coredns() {
+  local dir="$tmp/coredns.mod" pkg=github.com/coredns/coredns
+  wrapper_module "$dir" "$pkg" "$COREDNS_VERSION" "$pkg" >/dev/null
+  (cd "$dir" && nice "$GO" mod tidy) || fail "go mod tidy for coredns $COREDNS_VERSION"
+  (cd "$dir" && nice "$GO" build -trimpath -ldflags "-s -w" -o "$tmp/coredns" "$pkg") ||
+    fail "go build $pkg ($COREDNS_VERSION)"
+}
+
+build_kind() {
+  GOBIN="$tmp" nice "$GO" install -trimpath "sigs.k8s.io/kind@$KIND_VERSION" ||
+    fail "go install sigs.k8s.io/kind@$KIND_VERSION failed"
 }
 
 # helm has no replace lines: plain `go install`. Its default cluster version (what
@@ -149,10 +175,9 @@ build_helm() {
 for tool in "${todo[@]}"; do
   start=$SECONDS
   echo "setup-kube: building $tool"
-  "build_${tool//-/_}"
+  if [[ "$KUBE_CMDS" == *" $tool "* ]]; then build_kube_cmd "$tool"; else "build_${tool//-/_}"; fi
   install_bin "$tool"
   echo "setup-kube: $tool took $((SECONDS - start)) s"
 done
 link_bins
-echo "setup-kube: ok (kube-apiserver and kubectl $KUBE_VERSION, etcd $ETCD_VERSION," \
-  "helm $HELM_VERSION in $DEST)"
+echo "setup-kube: ok (${TOOLS[*]} in $DEST)"

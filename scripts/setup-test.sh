@@ -3,9 +3,10 @@
 # the build packages and the geo data): compilers cache, clang and its format/lint
 # tools, the test and benchmark libraries, the real clients of the integration tests,
 # promtool, shellcheck, the test packages of the project venv, toxiproxy
-# (scripts/setup-toxiproxy.sh) and the local Kubernetes control plane
-# (scripts/setup-kube.sh). Run by scripts/test.sh before its builds. Idempotent;
-# cached under ${AX_CACHE:-$HOME/.cache/ax}. AX_SETUP_BENCH=1 as for scripts/setup.sh.
+# (scripts/setup-toxiproxy.sh), the local Kubernetes control plane
+# (scripts/setup-kube.sh) and the kind cluster's parts (scripts/setup-kind.sh). Run by
+# scripts/test.sh before its builds. Idempotent; cached under
+# ${AX_CACHE:-$HOME/.cache/ax}. AX_SETUP_BENCH=1 as for scripts/setup.sh.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source-path=SCRIPTDIR source=setup-lib.sh
@@ -57,5 +58,11 @@ ax_log "toxiproxy: $((SECONDS - start)) s"
 start=$SECONDS
 "$HERE/setup-kube.sh"
 ax_log "kube binaries: $((SECONDS - start)) s"
+
+# The kind e2e (issue 17): a container engine, kind, its node image and the Ax images,
+# built from Debian and the Go module proxy (no registry needed).
+start=$SECONDS
+"$HERE/setup-kind.sh"
+ax_log "kind: $((SECONDS - start)) s"
 
 ax_log "ok in $((SECONDS - start_all)) s"

@@ -82,6 +82,8 @@ def parse(text: str) -> tuple[dict[str, str], dict[str, Stage]]:
     stage = None
     for word, rest in instructions(text):
         if word == "FROM":
+            # A base named by a global ARG is checked as its default.
+            rest = re.sub(r"\$\{(\w+)\}", lambda a: args.get(a.group(1), a.group(0)), rest)
             m = re.fullmatch(r"(\S+)(?:\s+AS\s+(\S+))?", rest, re.IGNORECASE)
             assert m, f"FROM {rest}"
             stage = Stage(name=m.group(2) or f"stage{len(stages)}", base=m.group(1))
@@ -376,7 +378,7 @@ def test_checks_catch_mistakes(dockerfile, binaries):
                   .replace("ENTRYPOINT [\"/usr/local/bin/ax-operator\"]",
                            "ENTRYPOINT [\"/usr/local/bin/operator\"]")
                   .replace("pkg-config ", "pkg-config libldns-dev clang-format ")
-                  .replace("FROM debian:12-slim", "FROM ubuntu:24.04"))
+                  .replace("BASE_IMAGE=debian:12-slim", "BASE_IMAGE=ubuntu:24.04"))
     assert broken != text
     _, stages = parse(broken)
     libs = check_libraries(stages, binaries, loaded_libraries, package_of)

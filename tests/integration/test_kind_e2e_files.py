@@ -90,7 +90,7 @@ def test_demo_backends_cover_every_quickstart_health_check():
     container = objects[("Deployment", "ax-demo-backends")]["spec"]["template"]["spec"][
         "containers"][0]
     backends = {}
-    for arg in container["command"]:
+    for arg in container["args"]:
         m = re.fullmatch(r"([\w-]+)=(http|https|tcp):(\d+)", str(arg))
         if m:
             backends[m.group(1)] = (m.group(2), int(m.group(3)))
@@ -108,7 +108,7 @@ def test_demo_backends_cover_every_quickstart_health_check():
         assert name in run, f"run.sh does not patch or check {name}"
     https = sorted(n for n, s in nodes.items() if s["healthCheck"]["protocol"] == "HTTPS")
     assert https == ["bj-01", "bj-02"] and '"$n" == bj-0*' in run
-    assert 18000 in service_ports and "--control" in container["command"]
+    assert 18000 in service_ports and "--control" in container["args"]
 
 
 def test_demo_backends_bind_where_asked(tmp_path):
@@ -150,7 +150,7 @@ def test_the_charts_sidecars_probe_no_probe_of_the_e2e_own():
                                    ("Service", "ax-demo-backends")}
     run = (KIND / "run.sh").read_text()
     assert "AX_PROBE_IMAGE" not in run and "ax-e2e-nodes" not in run
-    assert 'kc apply -f "$here/demo.yaml"' in run
+    assert '"$here/demo.yaml" | kc apply -f -' in run
     args = (REPO / "helm" / "ax" / "templates" / "dns.yaml").read_text()
     assert "- --nodes-api" in args
 
