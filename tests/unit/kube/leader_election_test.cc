@@ -236,22 +236,30 @@ const json kOwners = json::array({{{"apiVersion", "v1"},
                                    {"name", "ax-operator"},
                                    {"uid", "uid-sa"}}});
 
+// Starts an elector whose Lease names kOwners; null when it never leads.
+std::unique_ptr<LeaderElector> LeadingWithOwners(Client& client,
+                                                 Counted& counted) {
+  LeaderElectionConfig config = counted.Config();
+  config.owner_references = kOwners;
+  auto elector = LeaderElector::Create(client, std::move(config));
+  if (!elector.ok()) return nullptr;
+  (*elector)->Start();
+  if (!WaitFor([&] { return (*elector)->IsLeader(); })) return nullptr;
+  return std::move(*elector);
+}
+
 TEST(LeaderElectorTest, CreatesTheLeaseWithItsOwnerAndKeepsIt) {
   LeaseServer server;
   auto client = server.NewClient();
   Counted counted;
-  LeaderElectionConfig config = counted.Config();
-  config.owner_references = kOwners;
-  auto elector = LeaderElector::Create(*client, std::move(config));
-  ASSERT_TRUE(elector.ok());
-  (*elector)->Start();
-  ASSERT_TRUE(WaitFor([&] { return (*elector)->IsLeader(); }));
+  auto elector = LeadingWithOwners(*client, counted);
+  ASSERT_NE(elector, nullptr);
   EXPECT_EQ(server.OwnerReferences(), kOwners);
   const json first = server.Spec();
   ASSERT_TRUE(WaitFor(
       [&] { return server.Spec()["renewTime"] != first["renewTime"]; }));
   EXPECT_EQ(server.OwnerReferences(), kOwners);  // renewed: not twice
-  (*elector)->Stop();
+  elector->Stop();
   EXPECT_EQ(server.OwnerReferences(), kOwners);  // released: still there
 }
 
@@ -262,14 +270,10 @@ TEST(LeaderElectorTest, AddsTheOwnerToALeaseWithout) {
   ASSERT_TRUE(server.OwnerReferences().is_null());
   auto client = server.NewClient();
   Counted counted;
-  LeaderElectionConfig config = counted.Config();
-  config.owner_references = kOwners;
-  auto elector = LeaderElector::Create(*client, std::move(config));
-  ASSERT_TRUE(elector.ok());
-  (*elector)->Start();
-  ASSERT_TRUE(WaitFor([&] { return (*elector)->IsLeader(); }));
+  auto elector = LeadingWithOwners(*client, counted);
+  ASSERT_NE(elector, nullptr);
   EXPECT_EQ(server.OwnerReferences(), kOwners);
-  (*elector)->Stop();
+  elector->Stop();
 }
 
 TEST(LeaderElectorTest, RefusesBadConfig) {
