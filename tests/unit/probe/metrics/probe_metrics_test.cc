@@ -59,10 +59,25 @@ TEST(ProbeMetricsTest, FamiliesFollowTheEngine) {
   ASSERT_TRUE(engine.Start(&error)) << error;
   engine.SetTargets({Tcp("open", static_cast<uint16_t>(up.port())),
                      Tcp("closed", static_cast<uint16_t>(ClosedPort()))});
+  // The engine counts a probe before its event reaches the metrics: wait for
+  // the metrics too (a slow run, asan's, shows the moment in between): two
+  // connects to "open" timed, an error of "closed" counted.
+  const auto metrics_caught_up = [&] {
+    const auto now = metrics.Collect();
+    const auto* durations = Find(now, "ax_probe_duration_seconds");
+    const auto* errors = Find(now, "ax_probe_errors_total");
+    if (!durations || !errors || errors->metric.empty()) return false;
+    for (const auto& m : durations->metric) {
+      if (Label(m, "node") == "open" && Label(m, "phase") == "connect") {
+        return m.histogram.sample_count >= 2;
+      }
+    }
+    return false;
+  };
   ASSERT_TRUE(WaitFor([&] {
     const auto snap = engine.Snapshot();
     return snap.size() == 2 && snap.at("open").probes >= 2 &&
-           snap.at("closed").probes >= 1;
+           snap.at("closed").probes >= 1 && metrics_caught_up();
   }));
 
   auto families = metrics.Collect();
