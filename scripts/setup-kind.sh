@@ -167,12 +167,17 @@ build_image() {
 # --- 5. control-plane images ----------------------------------------------------------
 ctx="$(mktemp -d "${TMPDIR:-/tmp}/ax-kind-ctx.XXXXXX")"
 trap 'rm -rf "$ctx"' EXIT
-pause_c="$(go_dir="$(PATH="$PATH:/usr/local/go/bin" go env GOMODCACHE)" &&
-  echo "$go_dir/k8s.io/kubernetes@$KUBE_VERSION/build/pause/linux/pause.c")"
-pause_version="$(sed -n 's/^\tPauseVersion = "\(.*\)"/\1/p' \
-  "${pause_c%/build/pause/linux/pause.c}/cmd/kubeadm/app/constants/constants.go")"
-etcd_tag="$(sed -n 's/^\tDefaultEtcdVersion = "\(.*\)"/\1/p' \
-  "${pause_c%/build/pause/linux/pause.c}/cmd/kubeadm/app/constants/constants.go")"
+# kubeadm's sources (in the Go module cache since setup-kube.sh built kubeadm) name
+# the pause and etcd tags it asks for; pause.c is Kubernetes' own sandbox program.
+GOMODCACHE_DIR="$(PATH="$PATH:/usr/local/go/bin" go env GOMODCACHE)"
+kube_src="$GOMODCACHE_DIR/k8s.io/kubernetes@$KUBE_VERSION"
+pause_c="$kube_src/build/pause/linux/pause.c"
+kubeadm_constant() {
+  sed -n "s/^\t$1 = \"\(.*\)\"/\1/p" "$kube_src/cmd/kubeadm/app/constants/constants.go" \
+    2>/dev/null || true
+}
+pause_version="$(kubeadm_constant PauseVersion)"
+etcd_tag="$(kubeadm_constant DefaultEtcdVersion)"
 [[ -f "$pause_c" && -n "$pause_version" && -n "$etcd_tag" ]] || {
   ax_log "error: no k8s.io/kubernetes@$KUBE_VERSION sources in the Go module cache ($pause_c)" >&2
   exit 1
@@ -223,7 +228,7 @@ done
 done_step "control plane: images ok"
 
 # --- 6. the node image ----------------------------------------------------------------
-kind_files="$(PATH="$PATH:/usr/local/go/bin" go env GOMODCACHE)/sigs.k8s.io/kind@$KIND_VERSION/images/base/files"
+kind_files="$GOMODCACHE_DIR/sigs.k8s.io/kind@$KIND_VERSION/images/base/files"
 [[ -d "$kind_files" ]] || {
   ax_log "error: kind's node files not in the Go module cache ($kind_files)" >&2
   exit 1
