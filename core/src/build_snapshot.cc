@@ -1,14 +1,18 @@
 // BuildSnapshot: for every (domain, region) walk the fallback chain, apply
 // manual rules and the canary, score and rank the candidates, hold the
-// incumbent primary against small improvements (hysteresis), and mark
-// health-driven changes for the failover TTL. Priority: manual Rule
-// > Canary > automatic.
+// incumbent primary against small improvements (hysteresis), mark
+// health-driven changes for the failover TTL, start the ramps of nodes that
+// just turned Up (slow start) and spill a share of an overloaded region's
+// clients to its next fallback region. Priority: manual Rule > Canary >
+// automatic.
 #include "ax/build_snapshot.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "ax/hash.h"
@@ -42,7 +46,8 @@ double Measured(double value, int decimals) {
   return Quantise(value, decimals);
 }
 
-SnapshotNode MakeNode(const Node& node, const StatusMap& status) {
+SnapshotNode MakeNode(const Node& node, const StatusMap& status,
+                      const PreviousSnapshot& prev, int64_t now_ms) {
   SnapshotNode n;
   n.name = node.meta.name;
   n.addresses = node.addresses;
@@ -60,7 +65,21 @@ SnapshotNode MakeNode(const Node& node, const StatusMap& status) {
     n.utilisation = Measured(Utilisation(node.capacity, it->second.load),
                              snapshot_doc::kScoreDecimals);
   }
+  n.up_since_ms = prev.UpSince(n.health, prev.NodeUpState(n.name), now_ms);
   return n;
+}
+
+// The mean utilisation of a route's candidates that report load; -1: none.
+double MeanUtilisation(const std::vector<NodeFacts>& facts,
+                       const Route& route) {
+  double sum = 0;
+  int known = 0;
+  for (const Candidate& c : route.candidates) {
+    if (facts[c.node].utilisation < 0) continue;
+    sum += facts[c.node].utilisation;
+    ++known;
+  }
+  return known > 0 ? sum / known : -1;
 }
 
 // The sets some region matches on, in name order: the others would only make
@@ -96,11 +115,14 @@ uint64_t HashRoute(const Route& r) {
     mix(c.node);
     mix_double(c.weight);
     mix_double(c.score.Total());
+    mix(static_cast<uint64_t>(c.ramp_start_ms));
   }
   for (const std::string& rule : r.rules) h = Fnv1a64(rule, h);
   mix(r.canary);
   mix(r.hysteresis_held);
   mix(static_cast<uint64_t>(r.failover_until_ms));
+  mix_double(r.spill_share);
+  mix(r.spill_route);
   return h;
 }
 
@@ -140,7 +162,33 @@ class RoutePlanner {
                    ? b.group_facts[vantage_group]
                    : b.global_facts) {}
 
-  Route Plan() const {
+  // The region's route and, while its nodes are past the load knee, the route
+  // its spilled clients take (the caller interns it and links the two).
+  struct Planned {
+    Route route;
+    std::optional<Route> spill;
+  };
+
+  Planned Plan() const {
+    Planned out{PlanRoute(), std::nullopt};
+    out.spill = PlanSpill(out.route);
+    if (out.spill) {
+      const double u = MeanUtilisation(facts_, out.route);
+      // The share of the region's load above the knee: moving that share of
+      // its clients brings it back to the knee, if the clients are alike.
+      out.route.spill_share =
+          std::round((u - kLoadKnee) / u * kSpillShareSteps) / kSpillShareSteps;
+      if (out.route.spill_share <= 0) out.spill.reset();
+    }
+    return out;
+  }
+
+ private:
+  // Spill shares move in whole percent: finer steps would publish a new table
+  // for every wobble of reported load.
+  static constexpr double kSpillShareSteps = 100;
+
+  Route PlanRoute() const {
     const bool canary_applies = CanaryCovers();
     Route route = Collect(canary_applies);
     if (canary_applies) {
@@ -165,7 +213,25 @@ class RoutePlanner {
     return route;
   }
 
- private:
+  // Spill-over: a Region route (not pinned) whose nodes are past the load
+  // knee on average sends a share of its clients to its first fallback
+  // region that can serve and is not past the knee itself.
+  std::optional<Route> PlanSpill(const Route& route) const {
+    if (!region_ || route.source != RouteSource::kRegion || HasPin(route))
+      return std::nullopt;
+    if (MeanUtilisation(facts_, route) <= kLoadKnee) return std::nullopt;
+    Route spill;
+    std::vector<Member> members;
+    if (!CollectFallbackRegions(false, spill, members)) return std::nullopt;
+    spill = Finish(std::move(spill), members);
+    if (MeanUtilisation(facts_, spill) > kLoadKnee) return std::nullopt;
+    std::stable_sort(spill.candidates.begin(), spill.candidates.end(),
+                     [](const Candidate& a, const Candidate& b) {
+                       return a.score.Total() > b.score.Total();
+                     });
+    return spill;
+  }
+
   struct Member {
     uint32_t node;
     size_t position;
@@ -204,7 +270,7 @@ class RoutePlanner {
   }
 
   bool Usable(uint32_t n) const {
-    return d_.selected[n] && Eligible(facts_[n], b_.opts.answer_unknown);
+    return d_.selected[n] && Eligible(facts_[n], d_.domain.answer_unknown);
   }
 
   bool Excluded(uint32_t n, Route& route) const {
@@ -234,8 +300,54 @@ class RoutePlanner {
     }
   }
 
-  // The fallback chain: pins, region, fallbackRegions, all healthy, domain
-  // fallback, fail-open. The first step with a usable node wins.
+  // The region's fallbackRegions in order: the first with a usable node fills
+  // `members` and names itself in `route`.
+  bool CollectFallbackRegions(bool skip_canary, Route& route,
+                              std::vector<Member>& members) const {
+    for (const std::string& name : region_->fallback_regions) {
+      auto fb = b_.regions.find(name);
+      if (fb == b_.regions.end()) continue;
+      AddMembers(fb->second->nodes, skip_canary, route, members);
+      if (!members.empty()) {
+        route.source = RouteSource::kFallbackRegion;
+        route.via = name;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // The last resort's first half: every usable node of the region's own ISP,
+  // so that a carrier's clients stay on its network while any node there
+  // serves (cross-carrier links are where they time out).
+  bool CollectSameIsp(bool skip_canary, Route& route,
+                      std::vector<Member>& members) const {
+    if (!region_ || region_->isp.empty() || region_->isp == kAnyIsp)
+      return false;
+    std::vector<std::string> same;
+    for (const SnapshotNode& n : b_.snap.nodes) {
+      if (n.isp == region_->isp) same.push_back(n.name);
+    }
+    AddMembers(same, skip_canary, route, members);
+    if (members.empty()) return false;
+    route.source = RouteSource::kIspHealthy;
+    return true;
+  }
+
+  // The last resort's second half: every usable node the domain selects.
+  bool CollectAllHealthy(bool skip_canary, Route& route,
+                         std::vector<Member>& members) const {
+    std::vector<std::string> all;
+    for (const SnapshotNode& n : b_.snap.nodes) all.push_back(n.name);
+    AddMembers(all, skip_canary, route, members);
+    if (members.empty()) return false;
+    route.source = RouteSource::kAllHealthy;
+    return true;
+  }
+
+  // The fallback chain: pins, region, fallbackRegions, healthy nodes of the
+  // region's ISP, all healthy, domain fallback, fail-open. The first step
+  // with a usable node wins.
   Route Collect(bool skip_canary) const {
     Route route;
     std::vector<Member> members;
@@ -252,24 +364,13 @@ class RoutePlanner {
     if (region_) {
       AddMembers(region_->nodes, skip_canary, route, members);
       if (!members.empty()) return Finish(std::move(route), members);
-      for (const std::string& name : region_->fallback_regions) {
-        auto fb = b_.regions.find(name);
-        if (fb == b_.regions.end()) continue;
-        AddMembers(fb->second->nodes, skip_canary, route, members);
-        if (!members.empty()) {
-          route.source = RouteSource::kFallbackRegion;
-          route.via = name;
-          return Finish(std::move(route), members);
-        }
-      }
+      if (CollectFallbackRegions(skip_canary, route, members))
+        return Finish(std::move(route), members);
     }
-    std::vector<std::string> all;
-    for (const SnapshotNode& n : b_.snap.nodes) all.push_back(n.name);
-    AddMembers(all, skip_canary, route, members);
-    if (!members.empty()) {
+    if (CollectSameIsp(skip_canary, route, members) ||
+        CollectAllHealthy(skip_canary, route, members)) {
       for (Member& m : members)
-        m.position = 0;  // no declared order among all nodes
-      route.source = RouteSource::kAllHealthy;
+        m.position = 0;  // no declared order among these nodes
       return Finish(std::move(route), members);
     }
     if (!d_.domain.fallback.empty()) {
@@ -300,9 +401,21 @@ class RoutePlanner {
       c.score =
           ComputeScore(d_.domain.strategy, facts_[m.node], m.position, latency);
       c.weight = WeightOf(m.node, route) * c.score.health * c.score.load;
+      c.ramp_start_ms = RampStart(facts_[m.node]);
       route.candidates.push_back(c);
     }
     return route;
+  }
+
+  // Slow start: the node's ramp began when it turned Up as this route's
+  // vantages see it, and runs for the domain's window (decide.h applies it).
+  int64_t RampStart(const NodeFacts& node) const {
+    const int64_t window = int64_t{d_.domain.slow_start_seconds} * 1000;
+    if (window == 0 || node.up_since_ms == 0 ||
+        b_.opts.now_ms - node.up_since_ms >= window) {
+      return 0;
+    }
+    return node.up_since_ms;
   }
 
   double WeightOf(uint32_t n, Route& route) const {
@@ -390,7 +503,7 @@ DomainContext MakeDomainContext(const Domain& domain, const World& world,
   for (uint32_t i = 0; i < canaries.size(); ++i) {
     const SnapshotCanary& c = snap.canaries[i];
     if (c.domain == domain.meta.name && d.selected[c.node] &&
-        Eligible(b.global_facts[c.node], b.opts.answer_unknown)) {
+        Eligible(b.global_facts[c.node], domain.answer_unknown)) {
       d.canary = i;
       d.canary_spec = canaries[i];
       break;
@@ -430,20 +543,28 @@ void AddVantageGroups(const std::vector<const Region*>& regions,
     const QuorumResult& quorum = groups.at(name);
     SnapshotVantageGroup out{
         name, static_cast<uint32_t>(CountedVantages(quorum).size()), {}};
+    // Ramps start where this group saw the node turn Up; a node the group
+    // had not seen before ramps as the global view does.
     std::vector<NodeFacts> facts;  // stays empty without vantages
     if (out.vantages > 0) facts = b.global_facts;
     for (uint32_t n = 0; n < snap.nodes.size(); ++n) {
       auto v = quorum.nodes.find(snap.nodes[n].name);
       if (v == quorum.nodes.end()) continue;
       const NodeVerdict& verdict = v->second;
+      const auto before = b.prev.GroupUpState(name, snap.nodes[n].name);
+      const int64_t up_since =
+          before ? b.prev.UpSince(verdict.health, before, b.opts.now_ms)
+          : verdict.health == Health::kUp ? snap.nodes[n].up_since_ms
+                                          : 0;
       out.nodes.push_back({n, verdict.health,
                            Measured(verdict.latency_ms.value_or(-1),
                                     snapshot_doc::kLatencyDecimals),
-                           verdict.up_votes, verdict.down_votes});
+                           verdict.up_votes, verdict.down_votes, up_since});
       // Unknown (not probed yet from here): the global view stands.
       if (!facts.empty() && verdict.health != Health::kUnknown) {
         facts[n].health = verdict.health;
         facts[n].latency_ms = out.nodes.back().latency_ms;
+        facts[n].up_since_ms = up_since;
       }
     }
     snap.vantage_groups.push_back(std::move(out));
@@ -508,7 +629,7 @@ Snapshot BuildSnapshot(const World& world, const StatusMap& status,
 
   for (const Node* node : SortedByName(world.nodes)) {
     b.node_index[node->meta.name] = static_cast<uint32_t>(snap.nodes.size());
-    snap.nodes.push_back(MakeNode(*node, status));
+    snap.nodes.push_back(MakeNode(*node, status, prev, options.now_ms));
     b.global_facts.push_back(FactsOf(snap.nodes.back()));
   }
   const std::vector<const Region*> regions = SortedByName(world.regions);
@@ -543,15 +664,21 @@ Snapshot BuildSnapshot(const World& world, const StatusMap& status,
     out.max_answers = domain->max_answers;
     out.ttl = domain->ttl;
     out.hysteresis_percent = domain->hysteresis_percent;
+    out.slow_start_ms = int64_t{domain->slow_start_seconds} * 1000;
     out.fallback = domain->fallback;
     out.grpc_service_config = domain->grpc_service_config;
     for (size_t r = 0; r < regions.size(); ++r) {
       const RoutePlanner planner(b, d, regions[r],
                                  snap.regions[r].vantage_group);
-      out.routes.push_back(InternRoute(planner.Plan(), snap, seen));
+      RoutePlanner::Planned planned = planner.Plan();
+      if (planned.spill) {
+        planned.route.spill_route =
+            InternRoute(std::move(*planned.spill), snap, seen);
+      }
+      out.routes.push_back(InternRoute(std::move(planned.route), snap, seen));
     }
-    out.routes.push_back(
-        InternRoute(RoutePlanner(b, d, nullptr, kNoIndex).Plan(), snap, seen));
+    out.routes.push_back(InternRoute(
+        RoutePlanner(b, d, nullptr, kNoIndex).Plan().route, snap, seen));
     snap.domains.push_back(std::move(out));
   }
   QuantiseSnapshot(snap);

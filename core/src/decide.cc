@@ -12,12 +12,18 @@
 namespace ax {
 namespace {
 
-constexpr NameTable<TtlReason, 4> kTtlReasons{{
+constexpr NameTable<TtlReason, 5> kTtlReasons{{
     {TtlReason::kSteady, "steady"},
     {TtlReason::kFailover, "failover"},
     {TtlReason::kCanary, "canary"},
     {TtlReason::kFallback, "fallback"},
+    {TtlReason::kSpill, "spill"},
 }};
+
+// Salts that keep the cohort draws of slow start and spill-over independent
+// of each other and of the canary's and rendezvous hashing's.
+constexpr uint64_t kRampSalt = 0x72616d70'73747274;   // "rampstrt"
+constexpr uint64_t kSpillSalt = 0x7370696c'6c6f7672;  // "spillovr"
 
 bool HasFamily(const SnapshotNode& node, std::optional<IpFamily> family) {
   if (!family) return !node.addresses.empty();
@@ -39,64 +45,107 @@ double UnitInterval(uint64_t h) {
   return (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-53;
 }
 
+// A stable bucket in 0..kCohortBuckets-1 per (client subnet, salt): raising a
+// share only adds subnets, nobody already in leaves.
+uint64_t CohortBucket(uint64_t cohort, uint64_t salt) {
+  return Mix64(cohort ^ salt) % kCohortBuckets;
+}
+
+bool InPercent(uint64_t bucket, double percent) {
+  return static_cast<double>(bucket) < percent * (kCohortBuckets / 100.0);
+}
+
+// What one query may be answered with: candidates with an address of the
+// family asked, not picked yet, and not held back by slow start. A ramping
+// node is answered to the growing share of client subnets its ramp admits;
+// the rest are answered as if it were not there, as long as some candidate
+// that is not ramping can take them (all ramping: nobody is held back).
+class Offer {
+ public:
+  Offer(const Snapshot& s, const SnapshotDomain& d, const Route& route,
+        const ClientContext& client, std::optional<IpFamily> family,
+        int64_t now_ms)
+      : s_(s), family_(family), cohort_(client.cohort), now_ms_(now_ms) {
+    if (d.slow_start_ms <= 0) return;
+    bool ramping = false, steady = false;
+    for (const Candidate& c : route.candidates) {
+      if (!HasFamily(s.nodes[c.node], family)) continue;
+      (RampShare(c, d.slow_start_ms, now_ms) < 1 ? ramping : steady) = true;
+    }
+    if (ramping && steady) slow_start_ms_ = d.slow_start_ms;
+  }
+
+  const Snapshot& snapshot() const { return s_; }
+  std::optional<IpFamily> family() const { return family_; }
+
+  bool HeldBack(const Candidate& c) const {
+    if (slow_start_ms_ == 0) return false;
+    const double share = RampShare(c, slow_start_ms_, now_ms_);
+    return share < 1 &&
+           !InPercent(CohortBucket(cohort_, Mix64(s_.nodes[c.node].name_hash ^
+                                                  kRampSalt)),
+                      share * 100);
+  }
+
+  bool Open(const Candidate& c, const Answer& answer) const {
+    return HasFamily(s_.nodes[c.node], family_) &&
+           !AlreadyPicked(answer, c.node) && !HeldBack(c);
+  }
+
+ private:
+  const Snapshot& s_;
+  std::optional<IpFamily> family_;
+  uint64_t cohort_;
+  int64_t now_ms_;
+  int64_t slow_start_ms_ = 0;  // 0: nobody is held back in this answer
+};
+
 // Candidates in route order, first fit.
-void PickInOrder(const Snapshot& s, const Route& route,
-                 std::optional<IpFamily> family, uint32_t limit,
+void PickInOrder(const Offer& offer, const Route& route, uint32_t limit,
                  Answer& answer) {
   for (const Candidate& c : route.candidates) {
     if (answer.count >= limit) return;
-    if (HasFamily(s.nodes[c.node], family) && !AlreadyPicked(answer, c.node)) {
-      answer.nodes[answer.count++] = c.node;
-    }
+    if (offer.Open(c, answer)) answer.nodes[answer.count++] = c.node;
   }
 }
 
 // Weighted sampling without replacement: the first answer follows the weights
 // exactly (5:3:2 -> 50%/30%/20% of answers lead with each), later ones among
 // the rest.
-void PickWeighted(const Snapshot& s, const Route& route,
-                  std::optional<IpFamily> family, uint32_t limit, Rng& rng,
-                  Answer& answer) {
+void PickWeighted(const Offer& offer, const Route& route, uint32_t limit,
+                  Rng& rng, Answer& answer) {
   while (answer.count < limit) {
     double total = 0;
     for (const Candidate& c : route.candidates) {
-      if (c.weight > 0 && HasFamily(s.nodes[c.node], family) &&
-          !AlreadyPicked(answer, c.node)) {
-        total += c.weight;
-      }
+      if (c.weight > 0 && offer.Open(c, answer)) total += c.weight;
     }
     if (total <= 0) break;
     double draw = rng.Uniform() * total;
     uint32_t chosen = kNoIndex;
     for (const Candidate& c : route.candidates) {
-      if (c.weight <= 0 || !HasFamily(s.nodes[c.node], family) ||
-          AlreadyPicked(answer, c.node)) {
-        continue;
-      }
+      if (c.weight <= 0 || !offer.Open(c, answer)) continue;
       chosen = c.node;
       draw -= c.weight;
       if (draw < 0) break;
     }
     answer.nodes[answer.count++] = chosen;
   }
-  PickInOrder(s, route, family, limit,
+  PickInOrder(offer, route, limit,
               answer);  // zero-weight nodes only if room is left
 }
 
 // Keeps the `limit` candidates with the highest key (ties: route order), best
 // first.
 template <typename KeyFn>
-void PickTopKeys(const Snapshot& s, const Route& route,
-                 std::optional<IpFamily> family, uint32_t limit, KeyFn key_of,
-                 DecisionTrace* trace, Answer& answer) {
+void PickTopKeys(const Offer& offer, const Route& route, uint32_t limit,
+                 KeyFn key_of, DecisionTrace* trace, Answer& answer) {
   std::array<double, kMaxAnswers> best{};
   const uint32_t start = answer.count;
   for (size_t i = 0; i < route.candidates.size(); ++i) {
     const Candidate& c = route.candidates[i];
     const double key = key_of(c);
     if (trace && i < kMaxAnswers) trace->keys[trace->keys_count++] = key;
-    if (!HasFamily(s.nodes[c.node], family) || AlreadyPicked(answer, c.node))
-      continue;
+    if (!offer.Open(c, answer)) continue;
     uint32_t pos = answer.count;
     while (pos > start && best[pos - 1] < key) --pos;
     if (pos >= limit) continue;
@@ -111,20 +160,21 @@ void PickTopKeys(const Snapshot& s, const Route& route,
   }
 }
 
-void PickByStrategy(const Snapshot& s, const SnapshotDomain& d,
+void PickByStrategy(const Offer& offer, const SnapshotDomain& d,
                     const Route& route, const ClientContext& client,
-                    std::optional<IpFamily> family, uint32_t limit, Rng& rng,
-                    DecisionTrace* trace, Answer& answer) {
+                    uint32_t limit, Rng& rng, DecisionTrace* trace,
+                    Answer& answer) {
+  const Snapshot& s = offer.snapshot();
   switch (d.strategy) {
     case Strategy::kWeightedRandom:
-      PickWeighted(s, route, family, limit, rng, answer);
+      PickWeighted(offer, route, limit, rng, answer);
       return;
     case Strategy::kConsistentHash:
       // Weighted rendezvous hashing: each (subnet, node) pair draws a key; the
       // highest keys win. Adding a node only takes the clients for which it now
       // wins (~1/N).
       PickTopKeys(
-          s, route, family, limit,
+          offer, route, limit,
           [&](const Candidate& c) {
             const double u =
                 UnitInterval(Mix64(client.cohort ^ s.nodes[c.node].name_hash));
@@ -135,7 +185,7 @@ void PickByStrategy(const Snapshot& s, const SnapshotDomain& d,
     case Strategy::kGeoClosest:
       if (client.has_location) {
         PickTopKeys(
-            s, route, family, limit,
+            offer, route, limit,
             [&](const Candidate& c) {
               const SnapshotNode& n = s.nodes[c.node];
               if (!n.has_location) return -1e9;  // unknown position: last
@@ -151,12 +201,46 @@ void PickByStrategy(const Snapshot& s, const SnapshotDomain& d,
     default:
       break;
   }
-  PickInOrder(s, route, family, limit, answer);
+  PickInOrder(offer, route, limit, answer);
+}
+
+// Spill-over: a stable share of the region's client subnets is answered from
+// the region route's spill route while the region is past its load knee.
+const Route& SpillIfDrawn(const Snapshot& s, const ClientContext& client,
+                          DecisionTrace* trace, Answer& answer) {
+  const Route& route = s.routes[answer.route];
+  if (route.spill_route == kNoIndex) return route;
+  const uint64_t bucket = CohortBucket(client.cohort, kSpillSalt);
+  if (trace) {
+    trace->spill_considered = true;
+    trace->spill_bucket = bucket;
+  }
+  if (!InPercent(bucket, route.spill_share * 100)) return route;
+  answer.spilled = true;
+  answer.route = route.spill_route;
+  return s.routes[answer.route];
+}
+
+// Which ramping candidates this client is kept from, for explain.
+void TraceHeldBack(const Offer& offer, const Route& route,
+                   DecisionTrace& trace) {
+  for (const Candidate& c : route.candidates) {
+    if (trace.held_back_count < kMaxAnswers && offer.HeldBack(c)) {
+      trace.held_back[trace.held_back_count++] = c.node;
+    }
+  }
 }
 
 }  // namespace
 
 const char* TtlReasonName(TtlReason r) { return NameOf(kTtlReasons, r); }
+
+double RampShare(const Candidate& c, int64_t slow_start_ms, int64_t now_ms) {
+  if (slow_start_ms <= 0 || c.ramp_start_ms <= 0) return 1;
+  const int64_t elapsed = now_ms - c.ramp_start_ms;
+  if (elapsed >= slow_start_ms) return 1;
+  return std::max<double>(0, elapsed) / static_cast<double>(slow_start_ms);
+}
 
 uint64_t ClientCohort(const IpAddress& client) {
   const IpAddress subnet = Mask(client, CohortPrefixLength(client.family));
@@ -186,16 +270,19 @@ Answer Decide(const Snapshot& s, const SnapshotDomain& d, uint32_t region,
   const size_t slot =
       region < d.routes.size() - 1 ? region : d.routes.size() - 1;
   answer.route = d.routes[slot];
-  const Route& route = s.routes[answer.route];
+  const bool spills = s.routes[answer.route].spill_route != kNoIndex;
+  const Route& route = SpillIfDrawn(s, client, trace, answer);
   answer.source = route.source;
   const uint32_t limit = std::min(d.max_answers, kMaxAnswers);
+  const Offer offer(s, d, route, client, family, now_ms);
+  if (trace) TraceHeldBack(offer, route, *trace);
   if (route.source == RouteSource::kDomainFallback ||
       route.source == RouteSource::kFailOpen) {
     answer.ttl = d.ttl.failover;
     answer.ttl_reason = TtlReason::kFallback;
     // Failing open, several unverified nodes give clients more chances than
     // one.
-    PickInOrder(s, route, family, limit, answer);
+    PickInOrder(offer, route, limit, answer);
     return answer;
   }
   answer.ttl = d.ttl.steady;
@@ -204,15 +291,13 @@ Answer Decide(const Snapshot& s, const SnapshotDomain& d, uint32_t region,
     // Stable cohorts: the bucket depends only on (client subnet, canary), so
     // raising the percent only adds clients; nobody already in the canary
     // leaves it.
-    const uint64_t bucket =
-        Mix64(client.cohort ^ canary.name_hash) % kCohortBuckets;
+    const uint64_t bucket = CohortBucket(client.cohort, canary.name_hash);
     if (trace) {
       trace->canary_considered = true;
       trace->canary_bucket = bucket;
       trace->canary_percent = canary.percent;
     }
-    if (static_cast<double>(bucket) <
-            canary.percent * (kCohortBuckets / 100.0) &&
+    if (InPercent(bucket, canary.percent) &&
         HasFamily(s.nodes[canary.node], family)) {
       answer.nodes[answer.count++] = canary.node;
       answer.canary = true;
@@ -224,11 +309,16 @@ Answer Decide(const Snapshot& s, const SnapshotDomain& d, uint32_t region,
       answer.ttl_reason = TtlReason::kCanary;
     }
   }
+  if (spills && d.ttl.failover < answer.ttl) {
+    // The spilled share follows load: both sides re-ask soon.
+    answer.ttl = d.ttl.failover;
+    answer.ttl_reason = TtlReason::kSpill;
+  }
   if (now_ms < route.failover_until_ms && d.ttl.failover <= answer.ttl) {
     answer.ttl = d.ttl.failover;
     answer.ttl_reason = TtlReason::kFailover;
   }
-  PickByStrategy(s, d, route, client, family, limit, rng, trace, answer);
+  PickByStrategy(offer, d, route, client, limit, rng, trace, answer);
   return answer;
 }
 

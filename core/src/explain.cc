@@ -50,9 +50,14 @@ std::string GroupLine(const SnapshotNode& n, const SnapshotVantageGroup& g,
          " globally";
 }
 
-nlohmann::json Candidates(const Snapshot& s, const Route& route,
-                          const SnapshotVantageGroup* group,
-                          const DecisionTrace& trace) {
+bool WasHeldBack(const DecisionTrace& trace, uint32_t node) {
+  const auto end = trace.held_back.begin() + trace.held_back_count;
+  return std::find(trace.held_back.begin(), end, node) != end;
+}
+
+nlohmann::json Candidates(const Snapshot& s, const SnapshotDomain& d,
+                          const Route& route, const SnapshotVantageGroup* group,
+                          const DecisionTrace& trace, int64_t now_ms) {
   nlohmann::json out = nlohmann::json::array();
   for (size_t i = 0; i < route.candidates.size(); ++i) {
     const Candidate& c = route.candidates[i];
@@ -80,6 +85,14 @@ nlohmann::json Candidates(const Snapshot& s, const Route& route,
     if (latency_ms >= 0) j["latencyMs"] = latency_ms;
     if (n.utilisation >= 0) j["utilisation"] = n.utilisation;
     if (i < trace.keys_count) j["strategyKey"] = trace.keys[i];
+    if (const double share = RampShare(c, d.slow_start_ms, now_ms); share < 1) {
+      // Slow start: the node just turned Up and takes a growing share of
+      // client subnets; this client's may not be in it yet.
+      j["slowStart"] = {{"upSince", FormatRfc3339Seconds(c.ramp_start_ms)},
+                        {"upSinceMs", c.ramp_start_ms},
+                        {"share", share},
+                        {"heldBack", WasHeldBack(trace, c.node)}};
+    }
     out.push_back(std::move(j));
   }
   return out;
@@ -183,6 +196,16 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
   if (!route.via.empty()) r["via"] = route.via;
   if (route.failover_until_ms > 0)
     r["failoverUntilMs"] = route.failover_until_ms;
+  if (trace.spill_considered) {
+    // The region is past its load knee: a share of its clients is answered
+    // from its next fallback region (the route above, when this one is).
+    const Route& spilling = s.routes[domain->routes[std::min<size_t>(
+        cls.region, domain->routes.size() - 1)]];
+    r["spill"] = {{"share", spilling.spill_share},
+                  {"to", s.routes[spilling.spill_route].via},
+                  {"cohortBucket", trace.spill_bucket},
+                  {"spilled", answer.spilled}};
+  }
   if (route.canary != kNoIndex) {
     const SnapshotCanary& can = s.canaries[route.canary];
     r["canary"] = {{"name", can.name},
@@ -207,7 +230,7 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
                            {"usingGlobal", group->vantages == 0},
                            {"differsFromGlobal", std::move(differs)}};
   }
-  out["candidates"] = Candidates(s, route, group, trace);
+  out["candidates"] = Candidates(s, *domain, route, group, trace, req.now_ms);
 
   nlohmann::json pick = nlohmann::json::array();
   nlohmann::json addresses = nlohmann::json::array();
@@ -244,6 +267,7 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
                         Describe(cls, s, req.geo) + " -> " +
                         RouteSourceName(route.source);
   if (!route.via.empty()) summary += " via " + route.via;
+  if (answer.spilled) summary += " (spill-over)";
   if (answer.canary) summary += " -> canary " + s.nodes[answer.nodes[0]].name;
   summary += " -> [" + out["pick"].dump() + "] TTL " +
              std::to_string(answer.ttl) + " (" +

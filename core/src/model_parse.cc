@@ -39,6 +39,8 @@ void ParseBody(Fields& top, Domain& d) {
     ttl.Read("canary", d.ttl.canary);
   }
   spec.Read("hysteresisPercent", d.hysteresis_percent);
+  spec.Read("slowStartSeconds", d.slow_start_seconds);
+  spec.Read("answerUnknown", d.answer_unknown);
   {
     Fields fallback = spec.Sub("fallback");
     fallback.Read("cname", d.fallback.cname, &DecodeFormat<&ReadHostname>);

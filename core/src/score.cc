@@ -47,7 +47,8 @@ double LoadFactor(double utilisation) {
 }
 
 NodeFacts FactsOf(const SnapshotNode& node) {
-  return {node.admin_state, node.health, node.latency_ms, node.utilisation};
+  return {node.admin_state, node.health, node.latency_ms, node.utilisation,
+          node.up_since_ms};
 }
 
 NodeFacts FactsSeenBy(const Snapshot& s, uint32_t node,
@@ -56,6 +57,7 @@ NodeFacts FactsSeenBy(const Snapshot& s, uint32_t node,
   if (const GroupNodeView* seen = SeenByGroup(group, node)) {
     facts.health = seen->health;
     facts.latency_ms = seen->latency_ms;
+    facts.up_since_ms = seen->up_since_ms;
   }
   return facts;
 }

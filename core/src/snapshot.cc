@@ -11,9 +11,10 @@
 namespace ax {
 namespace {
 
-constexpr NameTable<RouteSource, 5> kRouteSources{{
+constexpr NameTable<RouteSource, 6> kRouteSources{{
     {RouteSource::kRegion, "Region"},
     {RouteSource::kFallbackRegion, "FallbackRegion"},
+    {RouteSource::kIspHealthy, "IspHealthy"},
     {RouteSource::kAllHealthy, "AllHealthy"},
     {RouteSource::kDomainFallback, "DomainFallback"},
     {RouteSource::kFailOpen, "FailOpen"},
@@ -21,9 +22,9 @@ constexpr NameTable<RouteSource, 5> kRouteSources{{
 
 bool SameCandidate(const Candidate& a, const Candidate& b) {
   return std::tie(a.node, a.weight, a.score.health, a.score.load,
-                  a.score.latency, a.score.priority) ==
+                  a.score.latency, a.score.priority, a.ramp_start_ms) ==
          std::tie(b.node, b.weight, b.score.health, b.score.load,
-                  b.score.latency, b.score.priority);
+                  b.score.latency, b.score.priority, b.ramp_start_ms);
 }
 
 }  // namespace
@@ -56,9 +57,9 @@ std::optional<RouteSource> ParseRouteSource(std::string_view name) {
 
 bool Route::operator==(const Route& o) const {
   return std::tie(source, via, rules, canary, hysteresis_held,
-                  failover_until_ms) == std::tie(o.source, o.via, o.rules,
-                                                 o.canary, o.hysteresis_held,
-                                                 o.failover_until_ms) &&
+                  failover_until_ms, spill_share, spill_route) ==
+             std::tie(o.source, o.via, o.rules, o.canary, o.hysteresis_held,
+                      o.failover_until_ms, o.spill_share, o.spill_route) &&
          std::equal(candidates.begin(), candidates.end(), o.candidates.begin(),
                     o.candidates.end(), SameCandidate);
 }

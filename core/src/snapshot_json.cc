@@ -77,6 +77,7 @@ constexpr auto kNodeFields = [](auto& io, auto& n) {
   io("health", n.health);
   io("latencyMs", n.latency_ms, kLatencyDecimals);
   io("util", n.utilisation, kScoreDecimals);
+  io("upSinceMs", n.up_since_ms);
   io("redirectUrl", n.redirect_url);
 };
 
@@ -118,13 +119,14 @@ constexpr auto kDomainFields = [](auto& io, auto& d) {
   io("maxAnswers", d.max_answers);
   io.Nested("ttl", d.ttl, kTtlFields, Shape::kObject);
   io("hysteresisPct", d.hysteresis_percent);
+  io("slowStartMs", d.slow_start_ms);
   io.Nested("fallback", d.fallback, kFallbackFields, Shape::kObject);
   io("grpcConfig", d.grpc_service_config);
   io("routes", d.routes);
 };
 
-// [node, weight, health, load, latency, priority]: candidates are most of the
-// bulk. ValidateSnapshot's paths use these positions.
+// [node, weight, health, load, latency, priority, rampStartMs]: candidates
+// are most of the bulk. ValidateSnapshot's paths use these positions.
 constexpr auto kCandidateFields = [](auto& io, auto& c) {
   io(nullptr, c.node);
   io(nullptr, c.weight, kWeightDecimals);
@@ -132,6 +134,7 @@ constexpr auto kCandidateFields = [](auto& io, auto& c) {
   io(nullptr, c.score.load, kScoreDecimals);
   io(nullptr, c.score.latency, kScoreDecimals);
   io(nullptr, c.score.priority, kScoreDecimals);
+  io(nullptr, c.ramp_start_ms);
 };
 
 constexpr auto kRouteFields = [](auto& io, auto& r) {
@@ -142,6 +145,8 @@ constexpr auto kRouteFields = [](auto& io, auto& r) {
   io.Index("canary", r.canary);
   io("held", r.hysteresis_held);
   io("failoverUntilMs", r.failover_until_ms);
+  io("spillShare", r.spill_share, kScoreDecimals);
+  io.Index("spillRoute", r.spill_route);
 };
 
 constexpr auto kCanaryFields = [](auto& io, auto& c) {
@@ -151,14 +156,15 @@ constexpr auto kCanaryFields = [](auto& io, auto& c) {
   io("percent", c.percent, kPercentDecimals);
 };
 
-// [node, health, latencyMs, upVotes, downVotes]: a group lists every node it
-// measured.
+// [node, health, latencyMs, upVotes, downVotes, upSinceMs]: a group lists
+// every node it measured.
 constexpr auto kGroupNodeFields = [](auto& io, auto& v) {
   io(nullptr, v.node);
   io(nullptr, v.health);
   io(nullptr, v.latency_ms, kLatencyDecimals);
   io(nullptr, v.up_votes);
   io(nullptr, v.down_votes);
+  io(nullptr, v.up_since_ms);
 };
 
 constexpr auto kVantageGroupFields = [](auto& io, auto& g) {

@@ -66,6 +66,9 @@ void CheckNodes(const Snapshot& s, Errors& errors) {
     if (!IsMeasurement(n.utilisation)) {
       Add(errors, at + ".util", "must be >= 0, or -1 for unknown");
     }
+    if (n.up_since_ms < 0) {
+      Add(errors, at + ".upSinceMs", "must not be negative");
+    }
     if (n.has_location && !(std::abs(n.location.lat) <= 90)) {
       Add(errors, at + ".loc[0]", "latitude must be within -90..90");
     }
@@ -142,6 +145,9 @@ NameIndex CheckDomains(const Snapshot& s, Errors& errors) {
     const SnapshotDomain& d = s.domains[i];
     const std::string at = Element("domains", i);
     if (d.max_answers == 0) Add(errors, at + ".maxAnswers", "must be >= 1");
+    if (d.slow_start_ms < 0) {
+      Add(errors, at + ".slowStartMs", "must not be negative");
+    }
     if (d.routes.size() != s.regions.size() + 1) {
       Add(errors, at + ".routes",
           "has " + std::to_string(d.routes.size()) + " entries, expected " +
@@ -193,6 +199,34 @@ void CheckCandidates(const Snapshot& s, const Route& r, const std::string& at,
                 std::to_string(kScoreDecimals) + " decimals");
       }
     }
+    if (c.ramp_start_ms < 0) {
+      Add(errors, cat + "[6]", "ramp start must not be negative");
+    }
+  }
+}
+
+// A spill route is a FallbackRegion route of its own (no further spill, so a
+// query follows at most one hop), taken by a share of a Region route's clients.
+void CheckSpill(const Snapshot& s, const Route& r, const std::string& at,
+                Errors& errors) {
+  if (r.spill_route == kNoIndex) {
+    if (r.spill_share != 0) {
+      Add(errors, at + ".spillShare", "must be 0 without a spillRoute");
+    }
+    return;
+  }
+  if (r.source != RouteSource::kRegion) {
+    Add(errors, at + ".spillRoute", "only Region routes spill over");
+  }
+  if (!(r.spill_share > 0 && r.spill_share < 1)) {
+    Add(errors, at + ".spillShare", "must be within (0, 1) with a spillRoute");
+  }
+  if (r.spill_route >= s.routes.size()) {
+    Add(errors, at + ".spillRoute",
+        "route index " + std::to_string(r.spill_route) + " out of range (" +
+            std::to_string(s.routes.size()) + " routes)");
+  } else if (s.routes[r.spill_route].source != RouteSource::kFallbackRegion) {
+    Add(errors, at + ".spillRoute", "must name a FallbackRegion route");
   }
 }
 
@@ -228,6 +262,7 @@ void CheckRoutes(const Snapshot& s, const NameIndex& regions, Errors& errors) {
     if (r.failover_until_ms < 0) {
       Add(errors, at + ".failoverUntilMs", "must not be negative");
     }
+    CheckSpill(s, r, at, errors);
   }
 }
 
@@ -291,6 +326,9 @@ void CheckVantageGroups(const Snapshot& s, Errors& errors) {
       }
       if (!IsMeasurement(nodes[j].latency_ms)) {
         Add(errors, el + "[2]", "must be >= 0, or -1 for unmeasured");
+      }
+      if (nodes[j].up_since_ms < 0) {
+        Add(errors, el + "[5]", "must not be negative");
       }
     }
   }

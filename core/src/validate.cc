@@ -18,6 +18,8 @@ namespace ax {
 namespace {
 
 constexpr uint32_t kMaxAnswersLimit = 16;
+// An hour: a longer ramp outlasts any incident it is meant to soften.
+constexpr uint32_t kMaxSlowStartSeconds = 3600;
 
 const char* KindOf(const Domain&) { return "Domain"; }
 const char* KindOf(const Region&) { return "Region"; }
@@ -129,6 +131,11 @@ class Checker {
     if (d.hysteresis_percent > 100) {
       Error(d, "spec.hysteresisPercent",
             "must be 0..100, got " + std::to_string(d.hysteresis_percent));
+    }
+    if (d.slow_start_seconds > kMaxSlowStartSeconds) {
+      Error(d, "spec.slowStartSeconds",
+            "must be 0.." + std::to_string(kMaxSlowStartSeconds) + ", got " +
+                std::to_string(d.slow_start_seconds));
     }
     if (!d.fallback.cname.empty() && !d.fallback.addresses.empty()) {
       Error(d, "spec.fallback", "set either cname or addresses, not both");

@@ -20,6 +20,7 @@ AnswerCells::AnswerCells(std::shared_ptr<const ServingState> s)
   columns = snapshot.regions.size() + 1;
   const size_t domains = snapshot.domains.size();
   by_region = std::make_unique<Counter[]>(domains * columns);
+  spilled = std::make_unique<Counter[]>(domains * columns);
   by_node = std::make_unique<Counter[]>(domains * snapshot.nodes.size());
 }
 
@@ -69,6 +70,9 @@ void AnswerTotals::Fold(const AnswerCells& cells, AnswerSeries& into) const {
       const Route& route = s.routes[domain.routes[r]];
       const std::string region = r < s.regions.size() ? s.regions[r].name : "";
       into.by_region[{domain.name, region, RouteSourceName(route.source)}] += n;
+      if (const uint64_t spilled = cells.spilled[d * cells.columns + r].Get()) {
+        into.spilled[{domain.name, region}] += spilled;
+      }
     }
     for (size_t node = 0; node < s.nodes.size(); ++node) {
       const uint64_t n = cells.by_node[d * s.nodes.size() + node].Get();

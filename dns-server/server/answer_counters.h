@@ -29,6 +29,7 @@ struct AnswerCells {
   std::shared_ptr<const ServingState> state;  // for names; pins the address
   size_t columns = 0;  // regions + 1 (the last: unclassified clients)
   std::unique_ptr<Counter[]> by_region;  // domain * columns + region
+  std::unique_ptr<Counter[]> spilled;    // the same, answers spilled over
   std::unique_ptr<Counter[]> by_node;    // domain * nodes + node
   AnswerCells* next = nullptr;
 };
@@ -58,7 +59,9 @@ class AnswerCounter {
     const uint32_t region = info.region == kNoIndex
                                 ? static_cast<uint32_t>(cells->columns - 1)
                                 : info.region;
-    cells->by_region[info.domain * cells->columns + region].Add();
+    const size_t cell = info.domain * cells->columns + region;
+    cells->by_region[cell].Add();
+    if (info.decision.spilled) cells->spilled[cell].Add();
     const size_t nodes = state->snapshot().nodes.size();
     for (uint32_t i = 0; i < info.decision.count; ++i) {
       cells->by_node[info.domain * nodes + info.decision.nodes[i]].Add();
@@ -81,6 +84,8 @@ struct AnswerSeries {
   // (domain, region, route source) -> answers; region "" is unclassified.
   std::map<std::tuple<std::string, std::string, std::string>, uint64_t>
       by_region;
+  // (domain, region) -> answers spilled over to the region's fallback.
+  std::map<std::pair<std::string, std::string>, uint64_t> spilled;
   // (domain, node) -> answers that included the node.
   std::map<std::pair<std::string, std::string>, uint64_t> by_node;
 };

@@ -28,6 +28,7 @@ std::string Reason(const Snapshot& s, const Route& route,
                    const Answer& answer) {
   std::string reason = RouteSourceName(route.source);
   if (!route.via.empty()) reason += " via " + route.via;
+  if (answer.spilled) reason += " (spill-over: its region is past the knee)";
   for (const std::string& rule : route.rules) reason += "; rule " + rule;
   if (route.canary != kNoIndex) {
     reason += "; canary " + s.canaries[route.canary].name +
@@ -81,6 +82,7 @@ nlohmann::ordered_json FormatDecision(const DecisionRecord& r) {
   }
   line["chosen"] = std::move(chosen);
   line["canary"] = answer.canary;
+  line["spilled"] = answer.spilled;
   line["ttl"] = answer.ttl;
   line["ttlReason"] = TtlReasonName(answer.ttl_reason);
   line["reason"] = Reason(s, route, answer);

@@ -156,14 +156,23 @@ class Metrics::DataPlane : public prometheus::Collectable {
     auto answers = Family(
         "ax_dns_answers_total",
         "GSLB decisions by domain, client region (\"\" unclassified) and the "
-        "route's source (region, fallback-region, all-healthy, "
-        "domain-fallback, fail-open)",
+        "route's source (Region, FallbackRegion, IspHealthy, AllHealthy, "
+        "DomainFallback, FailOpen)",
         MetricType::Counter);
     auto fallback = Family(
         "ax_dns_fallback_answers_total",
         "GSLB decisions not served by the client's own region, by domain and "
         "route source",
         MetricType::Counter);
+    auto spilled = Family(
+        "ax_dns_spillover_answers_total",
+        "GSLB decisions of a region past its load knee answered from its "
+        "fallback region instead (spill-over), by domain and region",
+        MetricType::Counter);
+    for (const auto& [key, n] : series.spilled) {
+      runtime::AddSample(spilled, static_cast<double>(n),
+                         {{"domain", key.first}, {"region", key.second}});
+    }
     auto nodes = Family("ax_dns_node_answers_total",
                         "GSLB answers that included the node, by domain",
                         MetricType::Counter);
@@ -187,6 +196,7 @@ class Metrics::DataPlane : public prometheus::Collectable {
     }
     out.push_back(std::move(answers));
     out.push_back(std::move(fallback));
+    out.push_back(std::move(spilled));
     out.push_back(std::move(nodes));
   }
 

@@ -15,6 +15,7 @@ using status::Ready;
 bool Answers(RouteSource source) {
   return source == RouteSource::kRegion ||
          source == RouteSource::kFallbackRegion ||
+         source == RouteSource::kIspHealthy ||
          source == RouteSource::kAllHealthy;
 }
 
@@ -154,13 +155,14 @@ void PlanRegionStatuses(const StatusInputs& in, StatusOutput& out) {
   const SnapshotIndex index(*in.built);
   std::unordered_map<std::string_view, const Region*> regions;
   for (const Region& r : in.gathered.world.regions) regions[r.meta.name] = &r;
-  const bool answer_unknown = in.observed.options.answer_unknown;
   // As its own clients see them: a fallback region's nodes with the vantage
-  // group of the region being judged.
-  auto can_answer = [&](const Region& r, std::string_view seen_by) {
+  // group of the region being judged. Unverified nodes answer only for the
+  // Domains that allow it (answerUnknown), so they do not make a Region ready.
+  auto can_answer = [&](const Region& r, std::string_view seen_by,
+                        bool unverified) {
     for (const std::string& name : r.nodes) {
       const std::optional<NodeFacts> n = index.FactsFor(seen_by, name);
-      if (n && Eligible(*n, answer_unknown)) return true;
+      if (n && Eligible(*n, unverified)) return true;
     }
     return false;
   };
@@ -185,18 +187,22 @@ void PlanRegionStatuses(const StatusInputs& in, StatusOutput& out) {
                     std::to_string(healthy) + " of " +
                         std::to_string(r.nodes.size()) +
                         " nodes are Up and Active");
-    } else if (can_answer(r, r.meta.name)) {
-      ready = Ready(ConditionStatus::kTrue, "NodesUnverified",
-                    "no node is Up yet; nodes not yet probed answer");
     } else {
       for (const std::string& fallback : r.fallback_regions) {
         auto fb = regions.find(fallback);
-        if (fb != regions.end() && can_answer(*fb->second, r.meta.name)) {
+        if (fb != regions.end() &&
+            can_answer(*fb->second, r.meta.name, false)) {
           ready = Ready(ConditionStatus::kTrue, "FallbackRegion",
                         "none of its nodes can answer; Region " + fallback +
                             "'s answer its clients");
           break;
         }
+      }
+      if (ready.status == ConditionStatus::kFalse &&
+          can_answer(r, r.meta.name, true)) {
+        ready = Ready(ConditionStatus::kFalse, "NodesUnverified",
+                      "no node is Up yet (not probed yet): they answer only "
+                      "for Domains with answerUnknown");
       }
     }
     json status = {{"ready", ready.status == ConditionStatus::kTrue},

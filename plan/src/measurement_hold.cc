@@ -80,8 +80,13 @@ StatusMap HoldLoads(StatusMap status, const World& world,
     const double now = Utilisation(node.capacity, it->second.load);
     if (now < 0) continue;
     const double was = before->second;
-    if ((now > kLoadKnee) != (was > kLoadKnee) ||
-        !Within(now, was, tolerance, kUtilisationFloor)) {
+    // Past the knee load sets the share a region spills over
+    // (build_snapshot.h), which should follow it closely: held only within a
+    // quarter of the tolerance there.
+    const bool past_knee = now > kLoadKnee;
+    if (past_knee != (was > kLoadKnee) ||
+        !Within(now, was, past_knee ? tolerance / 4 : tolerance,
+                past_knee ? 0 : kUtilisationFloor)) {
       continue;
     }
     // A load whose utilisation is the published one: every declared

@@ -187,7 +187,6 @@ Plan ComputePlan(const ObservedState& observed) {
         in_force,
         BuildOptions{.now_ms = observed.now_ms,
                      .version = previous.highest_version + 1,
-                     .answer_unknown = options.answer_unknown,
                      .failover_window_ms = options.failover_window_ms},
         HoldGroupLatencies(health.groups, in_force,
                            options.measurement_tolerance));

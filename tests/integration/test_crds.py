@@ -175,6 +175,8 @@ DEFAULTS = [  # (kind, field, C++ struct, member, how the CRD spells the value)
     ("Domain", "spec.strategy", "Domain", "strategy", None),
     ("Domain", "spec.maxAnswers", "Domain", "max_answers", None),
     ("Domain", "spec.hysteresisPercent", "Domain", "hysteresis_percent", None),
+    ("Domain", "spec.slowStartSeconds", "Domain", "slow_start_seconds", None),
+    ("Domain", "spec.answerUnknown", "Domain", "answer_unknown", None),
     ("Domain", "spec.ttl.steady", "TtlPolicy", "steady", None),
     ("Domain", "spec.ttl.failover", "TtlPolicy", "failover", None),
     ("Domain", "spec.ttl.canary", "TtlPolicy", "canary", None),

@@ -63,6 +63,7 @@ def test_defaults_filled_in(cluster):
     # The C++ defaults (core/include/ax/model.h); test_crds.py ties the CRDs to them.
     assert domain == {"fqdn": "bare.example.test", "zone": "example.test",
                       "strategy": "RegionPriority", "maxAnswers": 2, "hysteresisPercent": 15,
+                      "slowStartSeconds": 0, "answerUnknown": False,
                       "ttl": {"steady": 300, "failover": 60, "canary": 120}}
     assert node == {"addresses": ["192.0.2.1"], "weight": 100, "adminState": "Active",
                     "healthCheck": {"port": 80, "protocol": "TCP", "path": "/",

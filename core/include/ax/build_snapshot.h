@@ -18,9 +18,6 @@ namespace ax {
 struct BuildOptions {
   int64_t now_ms = 0;
   uint64_t version = 1;  // raised to previous->version + 1 if not above it
-  // Before a node's first probe result: answer with it (at a health penalty) or
-  // not.
-  bool answer_unknown = true;
   // After a health-driven change of a route's candidates, answers carry the
   // failover TTL for this long so that resolvers re-ask soon while things
   // settle.

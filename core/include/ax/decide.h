@@ -1,6 +1,7 @@
 // The per-query pick (the data plane's hot path): given a snapshot route for
 // the client's region, choose up to maxAnswers nodes by the domain's strategy,
-// split the canary by stable client cohort, and choose the TTL. No allocation,
+// split the canary, spill-over and slow-start ramps by stable client cohort,
+// and choose the TTL. No allocation,
 // no exceptions; the RNG and the clock are arguments. An optional trace records
 // why, for explain.
 #pragma once
@@ -19,7 +20,13 @@ inline constexpr uint32_t kMaxAnswers = 16;
 // Canary shares are resolved to 1/100 of a percent.
 inline constexpr uint64_t kCohortBuckets = 10000;
 
-enum class TtlReason : uint8_t { kSteady, kFailover, kCanary, kFallback };
+enum class TtlReason : uint8_t {
+  kSteady,
+  kFailover,
+  kCanary,
+  kFallback,
+  kSpill,  // the region spills over: both sides re-ask as soon as on failover
+};
 const char* TtlReasonName(TtlReason r);
 
 // Who is asking, reduced to what the pick needs.
@@ -45,6 +52,9 @@ struct Answer {
   uint32_t count = 0;
   bool canary =
       false;  // the canary node leads this answer (client in the cohort)
+  // The client's region spills over and the client is in the spilled share:
+  // `route` is the region route's spill route.
+  bool spilled = false;
   uint32_t ttl = 0;
   TtlReason ttl_reason = TtlReason::kSteady;
 };
@@ -55,6 +65,11 @@ struct DecisionTrace {
   uint64_t canary_bucket =
       0;  // 0..kCohortBuckets-1; in the canary when < percent*100
   double canary_percent = 0;
+  bool spill_considered = false;
+  uint64_t spill_bucket = 0;  // spilled when < spillShare * kCohortBuckets
+  // Ramping candidates slow start kept out of this answer (node indices).
+  std::array<uint32_t, kMaxAnswers> held_back{};
+  uint32_t held_back_count = 0;
   // Strategy key per candidate, in route order (distance km, rendezvous key,
   // draw).
   std::array<double, kMaxAnswers> keys{};
@@ -68,6 +83,12 @@ Answer Decide(const Snapshot& snapshot, const SnapshotDomain& domain,
               uint32_t region, const ClientContext& client,
               std::optional<IpFamily> family, int64_t now_ms, Rng& rng,
               DecisionTrace* trace = nullptr);
+
+// Slow start: the share (0..1] of client subnets a candidate is answered to
+// at `now_ms` under a domain window of `slow_start_ms`; 1 when not ramping.
+// The share grows linearly from the moment the node turned Up.
+double RampShare(const Candidate& candidate, int64_t slow_start_ms,
+                 int64_t now_ms);
 
 // Great-circle distance in km (haversine on a spherical Earth of radius 6371
 // km).

@@ -73,6 +73,13 @@ struct Domain {
   uint32_t max_answers = 2;
   TtlPolicy ttl;
   uint32_t hysteresis_percent = 15;
+  // A node that turns Up (after Down or Unknown, or on joining) is answered to
+  // a share of client subnets growing linearly over this many seconds, so a
+  // recovering node is not flooded; 0: at once (decide.h).
+  uint32_t slow_start_seconds = 0;
+  // Whether a node whose health nobody has measured yet (before its first
+  // verdict) may be answered, at a health penalty.
+  bool answer_unknown = false;
   DomainFallback fallback;
   std::string
       grpc_service_config;  // JSON text, served as TXT _grpc_config.<fqdn>

@@ -5,6 +5,7 @@
 // too.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "ax/model.h"
@@ -35,6 +36,7 @@ struct NodeFacts {
   Health health = Health::kUnknown;
   double latency_ms = -1;   // -1: not measured
   double utilisation = -1;  // -1: unknown
+  int64_t up_since_ms = 0;  // SnapshotNode::up_since_ms, as seen here
 };
 NodeFacts FactsOf(const SnapshotNode& node);
 // Node index `node` of `s` as the clients of regions measured by `group` are

@@ -19,8 +19,10 @@ namespace ax {
 
 // 2: regions name a vantage group, and the groups' views of the nodes
 // (issue 14). 3: ISP sets, which region matches name (issue 16). 4: region
-// cities. 5: geo overrides. A reader takes only its own version.
-inline constexpr int kSnapshotFormatVersion = 5;
+// cities. 5: geo overrides. 6: slow start (when nodes turned Up, each
+// domain's window, candidates' ramps), spill-over routes, the same-ISP last
+// resort (issue 18). A reader takes only its own version.
+inline constexpr int kSnapshotFormatVersion = 6;
 inline constexpr uint32_t kNoIndex = UINT32_MAX;
 
 struct SnapshotNode {
@@ -36,6 +38,10 @@ struct SnapshotNode {
   double latency_ms = -1;  // -1: not measured
   double utilisation =
       -1;  // max(load/capacity) over declared capacities; -1: unknown
+  // When the node last turned Up as the global quorum sees it (from Down or
+  // Unknown, or by joining); 0: not Up, or Up since before the tables this
+  // one descends from.
+  int64_t up_since_ms = 0;
   std::string redirect_url;
   // Derived, not serialised: Fnv1a64(name), filled by IndexSnapshot() for
   // hashing picks.
@@ -82,6 +88,7 @@ struct GroupNodeView {
   double latency_ms = -1;  // -1: not measured
   uint32_t up_votes = 0;
   uint32_t down_votes = 0;
+  int64_t up_since_ms = 0;  // as SnapshotNode::up_since_ms, for this group
   bool operator==(const GroupNodeView&) const = default;
 };
 
@@ -109,12 +116,17 @@ struct Candidate {
   uint32_t node = kNoIndex;  // index into Snapshot::nodes
   double weight = 0;         // effective weight used by weighted strategies
   ScoreParts score;
+  // Slow start: when the node turned Up as this route's vantages see it, while
+  // that is less than the domain's window before the build; 0: no ramp.
+  int64_t ramp_start_ms = 0;
 };
 
 // Which step of the fallback chain produced a route's candidates.
 enum class RouteSource : uint8_t {
   kRegion,          // the client's own region
   kFallbackRegion,  // one of its fallbackRegions (named in `via`)
+  kIspHealthy,      // every healthy node of the region's ISP (the last resort,
+                    // the client's own carrier first)
   kAllHealthy,      // every healthy node the domain selects
   kDomainFallback,  // the domain's CNAME / fixed addresses
   kFailOpen,  // nothing healthy and no domain fallback: not-disabled nodes,
@@ -135,6 +147,11 @@ struct Route {
   bool hysteresis_held =
       false;  // the previous primary was kept against a challenger
   int64_t failover_until_ms = 0;  // answers use the failover TTL until then
+  // Spill-over: this share (0..1) of the region's client subnets (a stable
+  // cohort) is answered from `spill_route` (its next fallback region) while
+  // the region's nodes are past the load knee.
+  double spill_share = 0;
+  uint32_t spill_route = kNoIndex;  // index into Snapshot::routes
   bool operator==(const Route&) const;
 };
 
@@ -155,6 +172,7 @@ struct SnapshotDomain {
   uint32_t max_answers = 2;
   TtlPolicy ttl;
   uint32_t hysteresis_percent = 15;
+  int64_t slow_start_ms = 0;  // Domain spec.slowStartSeconds; 0: no ramps
   DomainFallback fallback;
   std::string grpc_service_config;
   // routes[i] is the index into Snapshot::routes for Snapshot::regions[i]; the

@@ -200,10 +200,11 @@ TEST(SnapshotJsonTest, LayoutIsCompactWithFixedKeyOrder) {
   EXPECT_EQ(
       text.rfind(R"({"canaries":[{"domain":"web","name":"web-canary",)", 0), 0u)
       << text;
-  // Candidates are positional: [node, weight, health, load, latency, priority].
+  // Candidates are positional: [node, weight, health, load, latency, priority,
+  // rampStartMs].
   EXPECT_NE(
       text.find(
-          R"("candidates":[[0,100,1,1,0.9512,1],[3,50.5,1,0.5625,0.8,0.5]])"),
+          R"("candidates":[[0,100,1,1,0.9512,1,0],[3,50.5,1,0.5625,0.8,0.5,0]])"),
       std::string::npos)
       << text;
   EXPECT_NE(text.find(R"("loc":[31.2304,121.4737])"), std::string::npos);
@@ -455,13 +456,13 @@ INSTANTIATE_TEST_SUITE_P(
                    FromJson([](Json& j) { j["nodes"][2]["weight"] = -5; }),
                    "nodes[2].weight", "must not be negative"},
         RejectCase{"ShortCandidate", FromJson([](Json& j) {
-                     j["routes"][0]["candidates"][0].erase(5);
+                     j["routes"][0]["candidates"][0].erase(6);
                    }),
-                   "routes[0].candidates[0][5]", "missing element"},
+                   "routes[0].candidates[0][6]", "missing element"},
         RejectCase{"LongCandidate", FromJson([](Json& j) {
                      j["routes"][0]["candidates"][0].push_back(1);
                    }),
-                   "routes[0].candidates[0]", "has 7 elements, expected 6"},
+                   "routes[0].candidates[0]", "has 8 elements, expected 7"},
         RejectCase{"NegativeCandidateWeight", FromStruct([](Snapshot& s) {
                      s.routes[0].candidates[1].weight = -1;
                    }),
@@ -474,6 +475,33 @@ INSTANTIATE_TEST_SUITE_P(
                      s.routes[2].candidates[1].score.priority = 1.5;
                    }),
                    "routes[2].candidates[1][5]", "within (0, 1]"},
+        RejectCase{"NegativeRampStart", FromStruct([](Snapshot& s) {
+                     s.routes[0].candidates[1].ramp_start_ms = -5;
+                   }),
+                   "routes[0].candidates[1][6]", "must not be negative"},
+        RejectCase{"NegativeUpSince", FromStruct([](Snapshot& s) {
+                     s.nodes[0].up_since_ms = -1;
+                   }),
+                   "nodes[0].upSinceMs", "must not be negative"},
+        RejectCase{"SpillShareWithoutRoute", FromStruct([](Snapshot& s) {
+                     s.routes[0].spill_share = 0.2;
+                   }),
+                   "routes[0].spillShare", "must be 0 without a spillRoute"},
+        RejectCase{"SpillRouteOutOfRange", FromStruct([](Snapshot& s) {
+                     s.routes[0].spill_share = 0.2;
+                     s.routes[0].spill_route = 99;
+                   }),
+                   "routes[0].spillRoute", "out of range"},
+        RejectCase{"SpillFromAFallbackRoute", FromStruct([](Snapshot& s) {
+                     s.routes[1].spill_share = 0.2;
+                     s.routes[1].spill_route = 1;
+                   }),
+                   "routes[1].spillRoute", "only Region routes spill over"},
+        RejectCase{"SpillShareOfOne", FromStruct([](Snapshot& s) {
+                     s.routes[0].spill_share = 1;
+                     s.routes[0].spill_route = 1;
+                   }),
+                   "routes[0].spillShare", "must be within (0, 1)"},
         RejectCase{"DuplicateCandidate", FromStruct([](Snapshot& s) {
                      s.routes[2].candidates[1].node = 0;
                    }),

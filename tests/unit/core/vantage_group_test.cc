@@ -331,7 +331,8 @@ TEST(VantageGroupTest, ASelectorPicksVantagesByLabel) {
   Region& r = AddPlacedRegion(t, "edge", "cn-south", "any", {"gz-01", "gz-02"});
   r.vantage_selector = LabelSelector{.match_labels = {{"tier", "edge"}}};
   t.AddDomain("www", Strategy::kRegionPriority);
-  VantageVerdicts edge = Vantage("e", "", "", {{"gz-01", Seen(kDown, {})}});
+  VantageVerdicts edge =
+      Vantage("e", "", "", {{"gz-01", Seen(kDown, {})}, {"gz-02", Seen(kUp)}});
   edge.identity.labels = {{"tier", "edge"}};
   const Snapshot s = Build(
       t, {edge, Vantage("x", "cn-south", "telecom", {{"gz-01", Seen(kUp)}}),

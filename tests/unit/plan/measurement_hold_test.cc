@@ -107,6 +107,13 @@ TEST(HoldLoads, KeepsThePublishedUtilisationUntilAMaterialMove) {
   previous.nodes[0].utilisation = 0.78;
   EXPECT_DOUBLE_EQ(held_util(810, 0), 0.81);  // over the knee: material
   EXPECT_DOUBLE_EQ(held_util(790, 0), 0.78);
+  // Past the knee (where it sets the spilled share) within a quarter of the
+  // tolerance only: 5% of the larger value.
+  previous.nodes[0].utilisation = 1.0;
+  EXPECT_DOUBLE_EQ(held_util(1040, 0), 1.0);
+  EXPECT_DOUBLE_EQ(held_util(1060, 0), 1.06);
+  EXPECT_DOUBLE_EQ(held_util(960, 0), 1.0);
+  EXPECT_DOUBLE_EQ(held_util(940, 0), 0.94);
   StatusMap status;
   status["b"].load = NodeLoad{5, 5};
   EXPECT_EQ(HoldLoads(status, world, &previous, 0.2).at("b").load->connections,

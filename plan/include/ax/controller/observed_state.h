@@ -27,7 +27,6 @@ struct PlanOptions {
   size_t max_config_map_bytes = kConfigMapMaxBytes;
   size_t gzip_threshold_bytes = kDefaultGzipThresholdBytes;
   // Passed to BuildSnapshot (build_snapshot.h).
-  bool answer_unknown = true;
   int64_t failover_window_ms = 300'000;
   // Node status measurements (latency, load) move with every probe; a status
   // write for them alone waits until one moved by more than this share (or

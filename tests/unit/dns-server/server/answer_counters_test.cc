@@ -57,6 +57,15 @@ TEST(AnswerCountersTest, TotalsSurviveSnapshotChanges) {
             1u);
   // Collecting again changes nothing.
   EXPECT_EQ(totals.Collect(workers).by_node, s.by_node);
+  EXPECT_TRUE(s.spilled.empty());
+
+  // A spilled decision counts in its region's column and as spilled there.
+  ResponseInfo spilled = east;
+  spilled.decision.spilled = true;
+  worker.Count(second, spilled);
+  s = totals.Collect(workers);
+  EXPECT_EQ((s.by_region[{"www", "east", "Region"}]), 4u);
+  EXPECT_EQ((s.spilled[{"www", "east"}]), 1u);
 }
 
 class PreparedCellsTest : public ::testing::Test {

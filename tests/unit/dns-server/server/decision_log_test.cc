@@ -53,9 +53,40 @@ TEST(DecisionLogTest, RecordFields) {
   EXPECT_TRUE(line["candidates"][0]["weight"].is_number());
   EXPECT_EQ(line["chosen"], nlohmann::ordered_json::array({"b"}));
   EXPECT_EQ(line["ttl"], 300);
+  EXPECT_EQ(line["spilled"], false);
   EXPECT_EQ(line["ttlReason"], "steady");
   EXPECT_EQ(line["reason"], "Region; rule www-no-a");
   EXPECT_EQ(line["snapshotVersion"], 1);
+}
+
+TEST(DecisionLogTest, ASpilledDecisionSaysSoAndNamesTheRouteItGot) {
+  // b (www's only node in east: a is excluded) past the knee; east falls back
+  // to west (c), which has room.
+  ax::testing::TestWorld w = OpsWorld();
+  w.world.regions[0].fallback_regions = {"west"};
+  for (const char* n : {"b", "c"}) w.node(n).capacity.connections = 100;
+  w.status["b"].load = NodeLoad{0, 100};
+  w.status["c"].load = NodeLoad{0, 10};
+  const auto state = Serve(w);
+  DecisionRecord record = EastRecord(state);
+  const Snapshot& s = state->snapshot();
+  Rng rng(1);
+  for (uint64_t cohort = 0; !record.info.decision.spilled; ++cohort) {
+    ASSERT_LT(cohort, 1000u) << "a 20% share spilled nobody";
+    record.info.decision =
+        Decide(s, s.domains[record.info.domain], record.info.region,
+               ClientContext{cohort}, IpFamily::kV4, 1'000'000, rng);
+  }
+  record.info.route = record.info.decision.route;
+  const nlohmann::ordered_json line = FormatDecision(record);
+  EXPECT_EQ(line["spilled"], true);
+  EXPECT_EQ(line["region"], "east");
+  EXPECT_EQ(line["source"], "FallbackRegion");
+  EXPECT_EQ(line["chosen"], nlohmann::ordered_json::array({"c"}));
+  EXPECT_EQ(line["ttlReason"], "spill");
+  EXPECT_EQ(line["reason"],
+            "FallbackRegion via west (spill-over: its region is past the "
+            "knee)");
 }
 
 TEST(DecisionLogTest, FullRingDropsAndTheWriterDrainsOnStop) {
