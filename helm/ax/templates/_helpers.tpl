@@ -84,6 +84,12 @@ snapshot-configmap: {{ printf "%s/%s" .Release.Namespace (include "ax.routeTable
 listen: {{ toJson $dns.listen }}
 http-listen: {{ printf "0.0.0.0:%v" $dns.httpPort | quote }}
 api-listen: {{ printf "0.0.0.0:%v" $dns.apiPort | quote }}
+{{- if $dns.redirector.enabled }}
+redirect-listen: {{ printf "0.0.0.0:%v" $dns.redirector.port | quote }}
+{{- if $dns.redirector.trustForwardedFor }}
+redirect-trust-xff: true
+{{- end }}
+{{- end }}
 {{- if $dns.admin.tokenSecret }}
 admin-listen: {{ printf "127.0.0.1:%v" $dns.admin.port | quote }}
 admin-token-file: /etc/ax/admin/token

@@ -355,6 +355,42 @@ def test_admin_listener_only_with_a_token_secret():
     assert 8084 not in {p["containerPort"] for p in dns["ports"]}
 
 
+def test_redirector_only_when_enabled():
+    """The HTTP 302 redirector (issue 18): off by default; on, its listener, container
+    port, Service and NetworkPolicy rule, and X-Forwarded-For only when asked."""
+    def dns_config(docs):
+        cm = by_kind_name(docs)[("ConfigMap", "ax-dns-config")]
+        return yaml.safe_load(cm["data"]["ax-dns.yaml"])
+
+    default = documents(render("default"))
+    assert "redirect-listen" not in dns_config(default)
+    assert ("Service", "ax-dns-redirect") not in by_kind_name(default)
+    assert "redirect" not in {p["name"] for p in
+                              container(default, ("Deployment", "ax-dns"), "ax-dns")["ports"]}
+
+    on = documents(template("--set", "dns.redirector.enabled=true",
+                            "--set", "dns.redirector.service.type=LoadBalancer",
+                            "--set", "networkPolicy.enabled=true").stdout)
+    config = dns_config(on)
+    assert config["redirect-listen"] == "0.0.0.0:8085"
+    assert "redirect-trust-xff" not in config
+    ports = {p["name"]: p["containerPort"]
+             for p in container(on, ("Deployment", "ax-dns"), "ax-dns")["ports"]}
+    assert ports["redirect"] == 8085
+    svc = by_kind_name(on)[("Service", "ax-dns-redirect")]["spec"]
+    assert svc["type"] == "LoadBalancer"
+    assert svc["ports"] == [{"name": "redirect", "port": 80, "targetPort": "redirect",
+                             "protocol": "TCP"}]
+    assert svc["selector"] == by_kind_name(on)[("Service", "ax-dns")]["spec"]["selector"]
+    policy = by_kind_name(on)[("NetworkPolicy", "ax-dns")]["spec"]
+    assert any(rule["ports"] == [{"port": 8085, "protocol": "TCP"}]
+               for rule in policy["ingress"])
+
+    xff = documents(template("--set", "dns.redirector.enabled=true",
+                             "--set", "dns.redirector.trustForwardedFor=true").stdout)
+    assert dns_config(xff)["redirect-trust-xff"] is True
+
+
 @pytest.fixture
 def geo_server(tmp_path):
     """A local HTTP server for the download script: asn.mmdb and city.mmdb.gz."""
