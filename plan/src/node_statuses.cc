@@ -3,10 +3,12 @@
 // vantage's vote. Measurements alone (latency, load, report times) change with
 // every probe, so they trigger a write only past PlanOptions'
 // measurement_tolerance; anything else (health, votes, conditions) always does.
+#include <algorithm>
 #include <unordered_map>
 
 #include "ax/controller/status_update.h"
 #include "ax/rfc3339.h"
+#include "node_drain.h"
 #include "status_common.h"
 
 namespace ax::controller {
@@ -214,9 +216,25 @@ void PlanNodeStatuses(const StatusInputs& in, StatusOutput& out) {
         views != in.health.vantages.end()) {
       status["vantages"] = Vantages(views->second);
     }
+    const DrainStatus drain = PlanDrain(
+        *spec_it->second, in.route_table.in_force,
+        LongestTtlFor(in.gathered.world, *spec_it->second), current, now_ms);
+    if (drain.left_answers_ms) {
+      status["leftAnswersAt"] = FormatRfc3339Ms(*drain.left_answers_ms);
+    }
+    if (drain.wake_ms) {
+      out.wake_ms =
+          std::min(out.wake_ms.value_or(*drain.wake_ms), *drain.wake_ms);
+    }
     const Condition ready = NodeReady(*spec_it->second, node, verdict);
     NodeEvents(object, current, node, ready, out);
-    status = status::WithConditions(std::move(status), object, {ready}, now_ms);
+    if (drain.drained.status == ConditionStatus::kTrue &&
+        status::ConditionTransition(object, drain.drained)) {
+      out.events.push_back({RefOf(object), EventType::kNormal, "NodeDrained",
+                            drain.drained.message});
+    }
+    status = status::WithConditions(std::move(status), object,
+                                    {ready, drain.drained}, now_ms);
     if (WorthWriting(current, status,
                      in.observed.options.measurement_tolerance)) {
       status::Emit(object, std::move(status), out);

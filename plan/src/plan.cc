@@ -226,6 +226,11 @@ Plan ComputePlan(const ObservedState& observed) {
   plan.summary = Summarise(decision, built_ptr, gathered, health);
   plan.requeue_after_ms =
       NextChange(observed, gathered.world, health, canaries);
+  if (out.wake_ms) {
+    const int64_t after = std::max<int64_t>(0, *out.wake_ms - observed.now_ms);
+    plan.requeue_after_ms =
+        std::min(plan.requeue_after_ms.value_or(after), after);
+  }
   plan.invalid_objects = std::move(gathered.invalid);
   return plan;
 }

@@ -26,6 +26,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::IsSupersetOf;
+using ::testing::Not;
 
 json Report(const std::string& vantage, int64_t observed_at_ms,
             Health gz02 = Health::kUp, Health others = Health::kUp) {
@@ -342,6 +343,70 @@ TEST(PlanStatus, RuleExpiresAtExactlyExpiresAt) {
   EXPECT_EQ(ConditionOf(rule, "Ready")["reason"], "Expired");
   EXPECT_THAT(rules_in_table(), IsEmpty());
   EXPECT_THAT(c.Plan(expires + 1000).events, IsEmpty());
+}
+
+// A drain is done when it is safe (issue 18): the Node says when the served
+// table stopped naming it, and Drained turns True once the longest TTL of its
+// Domains (300 s steady here) has passed since, waking the plan for it.
+TEST(PlanStatus, DrainedOnceTheLastCachedAnswerHasExpired) {
+  FakeCluster c = SmallCluster();
+  c.Step(kT0);
+  json gz02 = c.Status("Node", "gz-02");
+  EXPECT_FALSE(gz02.contains("leftAnswersAt"));
+  EXPECT_EQ(ConditionOf(gz02, "Drained")["reason"], "NotDraining");
+
+  c.EditSpec("Node", "gz-02", {{"adminState", "Drain"}});
+  const int64_t t1 = kT0 + 5000;
+  Plan plan = c.Step(t1);
+  ASSERT_TRUE(plan.route_table);  // the table without gz-02
+  gz02 = c.Status("Node", "gz-02");
+  EXPECT_EQ(gz02["leftAnswersAt"], FormatRfc3339Ms(t1));
+  json drained = ConditionOf(gz02, "Drained");
+  EXPECT_EQ(drained["status"], "False");
+  EXPECT_EQ(drained["reason"], "CachesExpiring");
+  EXPECT_THAT(drained["message"].get<std::string>(),
+              HasSubstr("until " + FormatRfc3339Seconds(t1 + 300'000) +
+                        " (TTL 300 s)"));
+  ASSERT_TRUE(plan.requeue_after_ms);  // also the reports' freshness
+  EXPECT_LE(*plan.requeue_after_ms, 300'000);
+
+  c.ReplaceReports(::ax::testing::UpReports(t1 + 298'000));
+  plan = c.Step(t1 + 299'000);
+  EXPECT_EQ(ConditionOf(c.Status("Node", "gz-02"), "Drained")["status"],
+            "False");
+  EXPECT_EQ(plan.requeue_after_ms, 1000);  // wakes when the caches expire
+
+  plan = c.Step(t1 + 300'000);
+  gz02 = c.Status("Node", "gz-02");
+  EXPECT_EQ(gz02["leftAnswersAt"], FormatRfc3339Ms(t1));  // kept
+  drained = ConditionOf(gz02, "Drained");
+  EXPECT_EQ(drained["status"], "True");
+  EXPECT_EQ(drained["reason"], "Drained");
+  EXPECT_EQ(drained["lastTransitionTime"], FormatRfc3339Seconds(t1 + 300'000));
+  EXPECT_THAT(EventLines(plan), Contains("Node/gz-02 Normal NodeDrained"));
+  EXPECT_THAT(EventLines(c.Step(t1 + 310'000)),
+              Not(Contains("Node/gz-02 Normal NodeDrained")));
+
+  // Back in service: named again, no drain.
+  c.EditSpec("Node", "gz-02", {{"adminState", "Active"}});
+  c.Step(t1 + 320'000);
+  gz02 = c.Status("Node", "gz-02");
+  EXPECT_FALSE(gz02.contains("leftAnswersAt"));
+  EXPECT_EQ(ConditionOf(gz02, "Drained")["status"], "False");
+  EXPECT_EQ(ConditionOf(gz02, "Drained")["reason"], "NotDraining");
+}
+
+// A drained node the served table still names is never called Drained:
+// with every node drained and no domain fallback, fail-open answers the
+// nodes that are not Disabled.
+TEST(PlanStatus, ADrainedNodeStillAnsweredIsNotDrained) {
+  FakeCluster c = SmallCluster();
+  for (json& node : c.state.nodes) node["spec"]["adminState"] = "Drain";
+  c.Step(kT0);
+  const json drained = ConditionOf(c.Status("Node", "gz-02"), "Drained");
+  EXPECT_EQ(drained["status"], "False");
+  EXPECT_EQ(drained["reason"], "InAnswers");
+  EXPECT_FALSE(c.Status("Node", "gz-02").contains("leftAnswersAt"));
 }
 
 }  // namespace

@@ -37,6 +37,9 @@ struct StatusInputs {
 struct StatusOutput {
   std::vector<StatusUpdate> updates;
   std::vector<Event> events;
+  // The earliest moment a status changes with time alone (a drained node's
+  // caches expiring), unix ms: the plan wakes then.
+  std::optional<int64_t> wake_ms;
 };
 
 // A built snapshot's nodes and regions by name, to judge a Region as its
@@ -61,8 +64,8 @@ class SnapshotIndex {
 // metric.
 size_t HealthyNodeCount(const Region& region, const SnapshotIndex& index);
 
-// health, healthChangedAt, latencyMs, load, loadPercent, vantages; Ready.
-// Events NodeDown / NodeUp.
+// health, healthChangedAt, latencyMs, load, loadPercent, vantages,
+// leftAnswersAt; Ready, Drained. Events NodeDown / NodeUp / NodeDrained.
 void PlanNodeStatuses(const StatusInputs& in, StatusOutput& out);
 // ready (a healthy candidate somewhere, or a fallback, in the table in
 // force); Ready and Published.
