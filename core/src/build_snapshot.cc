@@ -126,6 +126,14 @@ uint64_t HashRoute(const Route& r) {
   return h;
 }
 
+// Best score first; equal scores keep their declared order.
+void RankByScore(Route& route) {
+  std::stable_sort(route.candidates.begin(), route.candidates.end(),
+                   [](const Candidate& a, const Candidate& b) {
+                     return a.score.Total() > b.score.Total();
+                   });
+}
+
 // What every route of one build shares.
 struct BuildContext {
   const Snapshot& snap;
@@ -172,14 +180,6 @@ class RoutePlanner {
   Planned Plan() const {
     Planned out{PlanRoute(), std::nullopt};
     out.spill = PlanSpill(out.route);
-    if (out.spill) {
-      const double u = MeanUtilisation(facts_, out.route);
-      // The share of the region's load above the knee: moving that share of
-      // its clients brings it back to the knee, if the clients are alike.
-      out.route.spill_share =
-          std::round((u - kLoadKnee) / u * kSpillShareSteps) / kSpillShareSteps;
-      if (out.route.spill_share <= 0) out.spill.reset();
-    }
     return out;
   }
 
@@ -204,31 +204,31 @@ class RoutePlanner {
     }
     const Route* before = b_.prev.FindRoute(d_.domain.meta.name,
                                             region_ ? region_->meta.name : "");
-    std::stable_sort(route.candidates.begin(), route.candidates.end(),
-                     [](const Candidate& a, const Candidate& b) {
-                       return a.score.Total() > b.score.Total();
-                     });
+    RankByScore(route);
     ApplyHysteresis(route, before);
     MarkFailover(route, before);
     return route;
   }
 
   // Spill-over: a Region route (not pinned) whose nodes are past the load
-  // knee on average sends a share of its clients to its first fallback
-  // region that can serve and is not past the knee itself.
-  std::optional<Route> PlanSpill(const Route& route) const {
+  // knee on average sends a share of its clients (set in `route`) to its
+  // first fallback region that can serve and is not past the knee itself.
+  std::optional<Route> PlanSpill(Route& route) const {
     if (!region_ || route.source != RouteSource::kRegion || HasPin(route))
       return std::nullopt;
-    if (MeanUtilisation(facts_, route) <= kLoadKnee) return std::nullopt;
+    const double u = MeanUtilisation(facts_, route);
+    // The share of the region's load above the knee: moving that share of
+    // its clients brings it back to the knee, if the clients are alike.
+    const double share =
+        std::round((u - kLoadKnee) / u * kSpillShareSteps) / kSpillShareSteps;
+    if (u <= kLoadKnee || share <= 0) return std::nullopt;
     Route spill;
     std::vector<Member> members;
     if (!CollectFallbackRegions(false, spill, members)) return std::nullopt;
     spill = Finish(std::move(spill), members);
     if (MeanUtilisation(facts_, spill) > kLoadKnee) return std::nullopt;
-    std::stable_sort(spill.candidates.begin(), spill.candidates.end(),
-                     [](const Candidate& a, const Candidate& b) {
-                       return a.score.Total() > b.score.Total();
-                     });
+    RankByScore(spill);
+    route.spill_share = share;
     return spill;
   }
 
