@@ -19,7 +19,7 @@ AX_GEO_REFERENCE_READERS=1 "$HERE/setup.sh"
 
 TEST_APT_PACKAGES=(
   ccache git
-  clang libclang-rt-14-dev # tests/fuzz: clang and its libFuzzer runtime (scripts/fuzz.sh)
+  clang libclang-rt-14-dev # the asan preset: clang, its sanitizer and libFuzzer runtimes
   clang-format clang-tidy # check-format, tidy targets
   libgtest-dev libgmock-dev libbenchmark-dev
   libldns-dev # tests: an independent DNS wire parser

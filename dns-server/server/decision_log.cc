@@ -18,9 +18,10 @@
 namespace ax::dns {
 namespace {
 
-// P(Next() < threshold) == sample, for sample in [0, 1).
+// P(Next() < threshold) == sample, for sample in [0, 1); 1 and above is
+// `always_` (2^64 itself does not fit the type).
 uint64_t Threshold(double sample) {
-  if (sample <= 0) return 0;
+  if (sample <= 0 || sample >= 1) return 0;
   return static_cast<uint64_t>(sample * 0x1.0p64);
 }
 
