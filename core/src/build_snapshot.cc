@@ -56,7 +56,7 @@ SnapshotNode MakeNode(const Node& node, const StatusMap& status,
   n.has_location = node.location.has_value();
   if (node.location) n.location = *node.location;
   n.weight = node.weight;
-  n.admin_state = node.admin_state;
+  n.admin_state = node.AdminStateAt(now_ms);
   n.redirect_url = node.redirect_url;
   n.health = NodeHealthOf(node, status);
   if (auto it = status.find(node.meta.name); it != status.end()) {

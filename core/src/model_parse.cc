@@ -130,6 +130,14 @@ void ParseHealthCheck(Fields& hc, HealthCheck& h) {
   hc.Read("tokenSecretRef", h.token_secret_ref, &DecodeFormat<&ReadTokenRef>);
 }
 
+// An RFC 3339 time, if present, as unix seconds.
+void ReadOptionalTime(Fields& fields, std::string_view key,
+                      std::optional<int64_t>& out) {
+  int64_t seconds = 0;
+  fields.Read(key, seconds, &DecodeFormat<&ReadTime>);
+  if (fields.Has(key)) out = seconds;
+}
+
 void ParseBody(Fields& top, Node& n) {
   Fields spec = top.Sub("spec");
   spec.Read("addresses", n.addresses);
@@ -155,14 +163,8 @@ void ParseBody(Fields& top, Node& n) {
   spec.Read("redirectURL", n.redirect_url, &DecodeFormat<&ReadHttpUrl>);
   spec.Read("adminState", n.admin_state,
             &DecodeEnum<AdminState, ParseAdminState, AdminStateName>);
-}
-
-// An RFC 3339 time, if present, as unix seconds.
-void ReadOptionalTime(Fields& fields, std::string_view key,
-                      std::optional<int64_t>& out) {
-  int64_t seconds = 0;
-  fields.Read(key, seconds, &DecodeFormat<&ReadTime>);
-  if (fields.Has(key)) out = seconds;
+  ReadOptionalTime(spec, "adminStateExpiresAt", n.admin_state_expires_at);
+  spec.Read("adminStateReason", n.admin_state_reason);
 }
 
 void ParseBody(Fields& top, Rule& r) {

@@ -19,7 +19,8 @@ struct Args {
 };
 
 // argv[first..]: `switches` take no value; every other --flag takes the next
-// word.
+// word, or what follows "=" (--output=json). kubectl's short forms -o, -n and
+// -h are --output, --namespace and --help.
 Args ParseArgs(int argc, char** argv, int first,
                const std::vector<std::string>& switches);
 

@@ -6,6 +6,7 @@
 #include "ax/api_kinds.h"
 #include "ax/gather.h"
 #include "ax/manifest_objects.h"
+#include "axctl/cluster.h"
 #include "axctl/geo_suggest_command.h"
 
 namespace ax {
@@ -13,15 +14,11 @@ namespace {
 
 using nlohmann::json;
 
-kube::Resource Collection(std::string_view kind, const std::string& ns) {
-  return {kApiGroup, kApiGroupVersion, std::string(ApiPlural(kind)), ns, ""};
-}
-
 // The objects of `kind` in `ns`, each with its apiVersion and kind (list
 // items may come without them, and the parsers check them).
 bool List(kube::Client& client, std::string_view kind, const std::string& ns,
           std::vector<json>& out) {
-  const auto listed = client.List(Collection(kind, ns));
+  const auto listed = client.List(AxCollection(kind, ns));
   if (!listed) {
     std::cerr << "geo suggest: listing " << ApiPlural(kind) << " in " << ns
               << ": " << listed.error().ToString() << "\n";
@@ -96,16 +93,16 @@ bool WriteClusterGeo(kube::Client& client, const std::string& ns,
       intent["metadata"]["resourceVersion"] = w.resource_version;
     }
     said("applied GeoOverride/" + o.meta.name,
-         client.Apply(Collection("GeoOverride", ns).Named(o.meta.name),
+         client.Apply(AxCollection("GeoOverride", ns).Named(o.meta.name),
                       json::parse(intent.dump()), apply));
   }
   for (const std::string& name : sync.remove) {
     said("deleted GeoOverride/" + name + " (no longer proposed)",
-         client.Delete(Collection("GeoOverride", ns).Named(name)));
+         client.Delete(AxCollection("GeoOverride", ns).Named(name)));
   }
   for (const std::string& name : old_reports) {
     said("deleted MeasurementReport/" + name + " (older than the age kept)",
-         client.Delete(Collection(kMeasurementReportKind, ns).Named(name)));
+         client.Delete(AxCollection(kMeasurementReportKind, ns).Named(name)));
   }
   return ok;
 }

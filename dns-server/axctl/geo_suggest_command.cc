@@ -10,8 +10,8 @@
 #include "ax/classify.h"
 #include "ax/explain.h"
 #include "ax/geo_suggest.h"
-#include "ax/kube_runtime/kube_connect.h"
 #include "ax/rfc3339.h"
+#include "axctl/cluster.h"
 #include "axctl/geo_cluster.h"
 #include "axctl/geo_flags.h"
 #include "axctl/geo_report_command.h"
@@ -176,19 +176,14 @@ void Print(const Suggestions& s, bool json) {
 int SuggestInCluster(const Args& args, const SuggestOptions& options,
                      int64_t now_s,
                      const std::shared_ptr<const dns::GeoResolver>& resolver) {
-  std::string error;
-  kube::KubeConnection kube =
-      kube::ConnectKube(args.Get("--kubeconfig"), {}, &error);
-  if (!kube.client) {
-    std::cerr << "geo suggest: " << error << "\n";
-    return 1;
-  }
-  const std::string ns = args.Has("--namespace") ? args.Get("--namespace")
-                                                 : kube.default_namespace;
+  std::optional<Cluster> cluster = ConnectCluster(args, "geo suggest");
+  if (!cluster) return 1;
+  const std::string& ns = cluster->ns;
   int64_t max_age_days = 7;
   if (!NumberFlag(args, "--max-report-age-days", max_age_days)) return 2;
   ClusterGeoInputs in;
-  if (!ReadClusterGeo(*kube.client, ns, now_s, max_age_days * 86400, in)) {
+  if (!ReadClusterGeo(*cluster->kube.client, ns, now_s, max_age_days * 86400,
+                      in)) {
     return 1;
   }
   const Suggestions s =
@@ -202,7 +197,8 @@ int SuggestInCluster(const Args& args, const SuggestOptions& options,
             << sync.remove.size() << " proposals and " << in.old_reports.size()
             << " old reports\n";
   if (!args.Has("--apply")) return 0;
-  return WriteClusterGeo(*kube.client, ns, sync, in.old_reports) ? 0 : 1;
+  return WriteClusterGeo(*cluster->kube.client, ns, sync, in.old_reports) ? 0
+                                                                          : 1;
 }
 
 }  // namespace

@@ -187,18 +187,10 @@ std::optional<GeodbBuilt> BuildGeoMmdb(const std::vector<GeoCsvFile>& files,
 }
 
 int GeodbBuildCommand(const Args& args) {
-  std::vector<std::string> inputs;
-  std::string output = args.Get("--output");
-  for (size_t i = 1; i < args.positional.size(); ++i) {
-    if (args.positional[i] != "-o") {
-      inputs.push_back(args.positional[i]);
-    } else if (i + 1 < args.positional.size()) {
-      output = args.positional[++i];
-    } else {
-      output.clear();
-      break;
-    }
-  }
+  // -o is --output (ParseArgs): here the file written.
+  const std::vector<std::string> inputs(args.positional.begin() + 1,
+                                        args.positional.end());
+  const std::string output = args.Get("--output");
   const std::string version =
       args.Has("--ip-version") ? args.Get("--ip-version") : "6";
   if (inputs.empty() || output.empty() || (version != "4" && version != "6")) {

@@ -30,12 +30,12 @@ bool AnalysisSets(const json* object, const char* key) {
 
 CanarySignals SignalsFor(const Canary& canary, const json* object,
                          const World& world, const StatusMap& status,
-                         const NodeHealth& health) {
+                         const NodeHealth& health, int64_t now_ms) {
   CanarySignals s;
   for (const Node& n : world.nodes) {
     if (n.meta.name != canary.node) continue;
     s.health = NodeHealthOf(n, status);
-    s.admin_state = n.admin_state;
+    s.admin_state = n.AdminStateAt(now_ms);
   }
   if (auto v = health.quorum.nodes.find(canary.node);
       v != health.quorum.nodes.end()) {
@@ -74,7 +74,8 @@ std::map<std::string, CanaryDecision> ProgressCanaries(
     }
     CanaryDecision d = ProgressCanary(
         canary, canary.meta.generation, current,
-        SignalsFor(canary, object, world, status, health), observed.now_ms);
+        SignalsFor(canary, object, world, status, health, observed.now_ms),
+        observed.now_ms);
     canary.status_percent = d.state.percent;
     canary.status_phase = CanaryPhaseName(d.state.phase);
     out.emplace(canary.meta.name, std::move(d));

@@ -64,12 +64,13 @@ DrainStatus PlanDrain(const Node& spec, const Snapshot* in_force,
     out.left_answers_ms = since ? std::min(*since, now_ms) : now_ms;
   }
 
-  if (spec.admin_state == AdminState::kActive) {
+  const AdminState admin_state = spec.AdminStateAt(now_ms);
+  if (admin_state == AdminState::kActive) {
     out.drained = Drained(ConditionStatus::kFalse, "NotDraining",
                           "adminState Active: answered as usual");
     return out;
   }
-  const std::string state = AdminStateName(spec.admin_state);
+  const std::string state = AdminStateName(admin_state);
   if (!out.left_answers_ms) {
     out.drained =
         Drained(ConditionStatus::kFalse, "InAnswers",

@@ -44,15 +44,30 @@ std::string VoteSummary(const NodeVerdict* v) {
   return notes.empty() ? out : out + " (" + notes + ")";
 }
 
+// "adminState Drain until T (why)": the admin state in force, set for how long
+// and why.
+std::string AdminStateSaid(const Node& spec, AdminState in_force) {
+  std::string out = "adminState " + std::string(AdminStateName(in_force));
+  if (spec.admin_state_expires_at) {
+    out +=
+        " until " + FormatRfc3339Seconds(*spec.admin_state_expires_at * 1000);
+  }
+  if (!spec.admin_state_reason.empty()) {
+    out += " (" + spec.admin_state_reason + ")";
+  }
+  return out;
+}
+
 Condition NodeReady(const Node& spec, const SnapshotNode& node,
                     const NodeVerdict* verdict) {
   if (node.admin_state == AdminState::kDisabled) {
     return Ready(ConditionStatus::kFalse, "Disabled",
-                 "adminState Disabled: never in answers");
+                 AdminStateSaid(spec, node.admin_state) + ": never in answers");
   }
   if (node.admin_state == AdminState::kDrain) {
-    return Ready(ConditionStatus::kFalse, "Draining",
-                 "adminState Drain: left out of answers");
+    return Ready(
+        ConditionStatus::kFalse, "Draining",
+        AdminStateSaid(spec, node.admin_state) + ": left out of answers");
   }
   if (!spec.health_check) {
     return Ready(ConditionStatus::kTrue, "NotProbed",

@@ -93,6 +93,12 @@ std::optional<int64_t> NextChange(
       consider(*rule.expires_at * 1000);
     }
   }
+  for (const Node& node : world.nodes) {
+    if (node.admin_state_expires_at &&
+        !ExpiredAt(node.admin_state_expires_at, observed.now_ms)) {
+      consider(*node.admin_state_expires_at * 1000);
+    }
+  }
   for (const GeoOverride& o : world.geo_overrides) {
     if (o.AppliesAt(observed.now_ms) && o.expires_at) {
       consider(*o.expires_at * 1000);

@@ -75,7 +75,12 @@ WorldTargets ProbeTargetsForWorld(const World& world,
                                   const fs::path& token_dir) {
   WorldTargets out;
   for (const Node& n : world.nodes) {
-    if (!n.health_check || n.admin_state == AdminState::kDisabled) continue;
+    // A node disabled for a window is still probed: it has a verdict when the
+    // window ends.
+    if (!n.health_check ||
+        (n.admin_state == AdminState::kDisabled && !n.admin_state_expires_at)) {
+      continue;
+    }
     const HealthCheck& check = *n.health_check;
     if (!check.address && n.addresses.empty()) continue;
     std::string token;

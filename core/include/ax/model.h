@@ -163,6 +163,17 @@ struct Node {
   std::optional<HealthCheck> health_check;  // absent: health follows adminState
   std::string redirect_url;
   AdminState admin_state = AdminState::kActive;
+  // From then on (unix seconds) the node is Active again: a drain for a
+  // maintenance window (`axctl drain --for`) cannot be forgotten. Why the state
+  // was set, shown in the Node's conditions.
+  std::optional<int64_t> admin_state_expires_at;
+  std::string admin_state_reason;
+
+  // The admin state in force at `now_ms`.
+  AdminState AdminStateAt(int64_t now_ms) const {
+    return ax::ExpiredAt(admin_state_expires_at, now_ms) ? AdminState::kActive
+                                                         : admin_state;
+  }
 };
 
 struct Rule {

@@ -560,7 +560,7 @@ def test_geo_suggest_runs_axctl_with_the_geo_flags_of_ax_dns():
     passed = flag_values(args[2:])
     # Only flags axctl reads: its geo database flags and geo suggest's own.
     geo_flags = flags_read_by("geo_flags.cc")
-    assert set(passed) <= geo_flags | flags_read_by("geo_suggest_command.cc")
+    assert set(passed) <= geo_flags | flags_read_by("geo_suggest_command.cc", "cluster.cc")
     # The geo database flags are ax-dns's settings of the same names, value for value.
     config = yaml.safe_load(docs[("ConfigMap", "ax-dns-config")]["data"]["ax-dns.yaml"])
     from_config = {f"--{key}": [None] if value is True else

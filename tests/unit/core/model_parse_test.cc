@@ -50,7 +50,9 @@ TEST(ModelParseTest, NodeWithEveryField) {
                       "flapDamping": {"enabled": false, "halfLife": "5m",
                                       "maxSuppress": "20m"},
                       "tokenSecretRef": "probe-token"},
-      "redirectURL": "https://gz-01.example.test", "adminState": "Drain"},
+      "redirectURL": "https://gz-01.example.test", "adminState": "Drain",
+      "adminStateExpiresAt": "2026-12-03T16:00:00Z",
+      "adminStateReason": "INC-1234"},
     "status": {"health": "Up"}})"));
   ASSERT_TRUE(p.appended);
   ASSERT_TRUE(p.errors.empty()) << p.errors[0].ToString();
@@ -73,6 +75,12 @@ TEST(ModelParseTest, NodeWithEveryField) {
   const HealthCheck& hc = *n.health_check;
   EXPECT_EQ(hc.protocol, ProbeProtocol::kHttps);
   EXPECT_EQ(hc.port, 443);
+  EXPECT_EQ(n.admin_state, AdminState::kDrain);
+  EXPECT_EQ(n.admin_state_expires_at, 1796313600);  // 2026-12-03T16:00:00Z
+  EXPECT_EQ(n.admin_state_reason, "INC-1234");
+  // The drain lapses at adminStateExpiresAt, inclusive.
+  EXPECT_EQ(n.AdminStateAt(1796313599'000), AdminState::kDrain);
+  EXPECT_EQ(n.AdminStateAt(1796313600'000), AdminState::kActive);
   EXPECT_EQ(hc.path, "/healthz");
   EXPECT_EQ(hc.expect_status, (std::vector<int>{200, 204}));
   EXPECT_FALSE(hc.flap_damping.enabled);

@@ -396,6 +396,41 @@ TEST(PlanStatus, DrainedOnceTheLastCachedAnswerHasExpired) {
   EXPECT_EQ(ConditionOf(gz02, "Drained")["reason"], "NotDraining");
 }
 
+// A drain for a maintenance window (axctl drain --for): Ready says until when
+// and why, the plan wakes at adminStateExpiresAt and from then on the node is
+// answered again, with nobody having to remember to undrain it.
+TEST(PlanStatus, ADrainForAWhileLapsesAtItsExpiry) {
+  const int64_t until = kT0 + 600'000;
+  FakeCluster c = SmallCluster();
+  c.EditSpec("Node", "gz-02",
+             {{"adminState", "Drain"},
+              {"adminStateExpiresAt", FormatRfc3339Seconds(until)},
+              {"adminStateReason", "INC-1234 disk swap"}});
+  c.state.probe_reports = testing::UpReports(until - 2000);
+  Plan plan = c.Step(until - 1000);
+  EXPECT_EQ(plan.requeue_after_ms, 1000);
+  auto named = [&c] {
+    const Snapshot s = *ParseRouteTableConfigMap(*c.state.route_table).snapshot;
+    for (const SnapshotNode& n : s.nodes) {
+      if (n.name == "gz-02") return n.admin_state == AdminState::kActive;
+    }
+    return false;
+  };
+  EXPECT_FALSE(named());
+  json ready = ConditionOf(c.Status("Node", "gz-02"), "Ready");
+  EXPECT_EQ(ready["reason"], "Draining");
+  EXPECT_EQ(ready["message"], "adminState Drain until " +
+                                  FormatRfc3339Seconds(until) +
+                                  " (INC-1234 disk swap): left out of answers");
+
+  plan = c.Step(until);
+  EXPECT_EQ(plan.summary.outcome, PublishOutcome::kPublished);
+  EXPECT_TRUE(named());
+  EXPECT_EQ(ConditionOf(c.Status("Node", "gz-02"), "Ready")["reason"], "Up");
+  EXPECT_EQ(ConditionOf(c.Status("Node", "gz-02"), "Drained")["reason"],
+            "NotDraining");
+}
+
 // A drained node the served table still names is never called Drained:
 // with every node drained and no domain fallback, fail-open answers the
 // nodes that are not Disabled.

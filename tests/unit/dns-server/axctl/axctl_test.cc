@@ -6,6 +6,7 @@
 #include "ax/explain.h"
 #include "axctl/args.h"
 #include "axctl/explain_text.h"
+#include "axctl/rule_command.h"
 #include "axctl/world_source.h"
 
 namespace ax {
@@ -22,6 +23,59 @@ TEST(ArgsTest, RepeatableFlagsSwitchesAndPositionals) {
   EXPECT_TRUE(args.Has("--json"));
   EXPECT_EQ(args.Get("--client"), "1.2.3.4");
   EXPECT_EQ(args.Get("--missing"), "");
+}
+
+TEST(ArgsTest, EqualsValuesAndKubectlShortForms) {
+  const char* argv[] = {"kubectl-ax", "drain", "gz-01",    "-n",     "gslb",
+                        "-o",         "yaml",  "--for=2h", "--wait", "-h"};
+  const Args args =
+      ParseArgs(10, const_cast<char**>(argv), 2, {"--wait", "--help"});
+  EXPECT_EQ(args.positional, std::vector<std::string>{"gz-01"});
+  EXPECT_EQ(args.Get("--namespace"), "gslb");
+  EXPECT_EQ(args.Get("--output"), "yaml");
+  EXPECT_EQ(args.Get("--for"), "2h");
+  EXPECT_TRUE(args.Has("--wait"));
+  EXPECT_TRUE(args.Has("--help"));
+}
+
+// An incident's Rule from axctl's flags: named from what it does, expiring at
+// now + --for rounded up to the second, weight only for Weight.
+TEST(RuleFromFlagsTest, PinsExcludesAndWeightsThatExpire) {
+  const int64_t now_ms = 1796313600'400;  // 2026-12-03T16:00:00.4Z
+  auto rule = [now_ms](std::vector<const char*> argv, RuleAction action) {
+    argv.insert(argv.begin(), {"axctl", "verb"});
+    return RuleFromFlags(ParseArgs(static_cast<int>(argv.size()),
+                                   const_cast<char**>(argv.data()), 2, {}),
+                         action, now_ms);
+  };
+  const auto pin =
+      rule({"bj-01", "--domain", "www", "--region", "cn-south-telecom", "--isp",
+            "Telecom", "--for", "30m", "--reason", "INC-1"},
+           RuleAction::kPin);
+  ASSERT_TRUE(pin);
+  EXPECT_EQ((*pin)["metadata"]["name"],
+            "pin-bj-01-www-cn-south-telecom-telecom");
+  EXPECT_EQ((*pin)["kind"], "Rule");
+  EXPECT_EQ(
+      (*pin)["spec"].dump(),
+      R"({"domain":"www","match":{"region":"cn-south-telecom","isp":"Telecom"},)"
+      R"("action":"Pin","node":"bj-01","expiresAt":"2026-12-03T16:30:01Z",)"
+      R"("reason":"INC-1"})");
+
+  const auto weight =
+      rule({"gz-02", "10", "--domain", "api", "--for", "2h", "--name", "mine"},
+           RuleAction::kWeight);
+  ASSERT_TRUE(weight);
+  EXPECT_EQ((*weight)["metadata"]["name"], "mine");
+  EXPECT_EQ((*weight)["spec"]["weight"], 10);
+  EXPECT_FALSE((*weight)["spec"].contains("match"));
+
+  EXPECT_FALSE(
+      rule({"gz-02", "--domain", "api"}, RuleAction::kExclude));  // no --for
+  EXPECT_FALSE(rule({"gz-02", "0", "--domain", "api", "--for", "1h"},
+                    RuleAction::kWeight));
+  EXPECT_FALSE(
+      rule({"gz-02", "--for", "1h"}, RuleAction::kExclude));  // no domain
 }
 
 TEST(ExplainTextTest, QuickstartExplanationReadsTopToBottom) {

@@ -226,10 +226,18 @@ TEST(GeodbBuildTest, BadHeaderIsOneErrorAndNoRows) {
   }
 }
 
-Args BuildArgs(std::vector<std::string> positional,
-               std::map<std::string, std::vector<std::string>> flags = {}) {
-  positional.insert(positional.begin(), "build");
-  return {.positional = std::move(positional), .flags = std::move(flags)};
+// `axctl geodb build WORDS... FLAGS...` as axctl parses it (-o is --output).
+Args BuildArgs(const std::vector<std::string>& words,
+               const std::map<std::string, std::string>& flags = {}) {
+  std::vector<std::string> line = {"axctl", "geodb", "build"};
+  line.insert(line.end(), words.begin(), words.end());
+  for (const auto& [flag, value] : flags) {
+    line.push_back(flag);
+    line.push_back(value);
+  }
+  std::vector<char*> argv;
+  for (std::string& word : line) argv.push_back(word.data());
+  return ParseArgs(static_cast<int>(argv.size()), argv.data(), 2, {});
 }
 
 TEST(GeodbBuildTest, CommandWritesNothingWhenARowIsBad) {
@@ -267,9 +275,9 @@ TEST(GeodbBuildTest, CommandWritesNothingWhenARowIsBad) {
   EXPECT_EQ(GeodbBuildCommand(BuildArgs({good})), 2);
   EXPECT_EQ(GeodbBuildCommand(BuildArgs({good, "-o"})), 2);
   EXPECT_EQ(GeodbBuildCommand(BuildArgs({"-o", out})), 2);
-  EXPECT_EQ(GeodbBuildCommand(
-                BuildArgs({good, "-o", out}, {{"--ip-version", {"5"}}})),
-            2);
+  EXPECT_EQ(
+      GeodbBuildCommand(BuildArgs({good, "-o", out}, {{"--ip-version", "5"}})),
+      2);
   EXPECT_EQ(GeodbBuildCommand(
                 BuildArgs({(dir.path() / "none.csv").string(), "-o", out})),
             1);
@@ -326,7 +334,7 @@ std::string BuildSample(const TempDir& dir) {
   std::string out = (dir / "geo.mmdb").string();
   ::testing::internal::CaptureStdout();
   EXPECT_EQ(GeodbBuildCommand(BuildArgs({csv, ranges, "-o", out},
-                                        {{"--description", {"sample"}}})),
+                                        {{"--description", "sample"}})),
             0);
   EXPECT_EQ(::testing::internal::GetCapturedStdout(),
             "wrote " + out + ": 7 rows, 8 networks, " +

@@ -1,7 +1,8 @@
 // ProbeTargetsForWorld's tokens (issue 15): a token is read only from a file
 // of the token directory (a Secret volume's links into its ..data folder
 // included), never through a name or a link that leaves it, and only for the
-// Nodes its binding file lists; every token not sent says why.
+// Nodes its binding file lists; every token not sent says why. Which Nodes are
+// probed at all by their adminState.
 #include "engine/world_targets.h"
 
 #include <gmock/gmock.h>
@@ -127,6 +128,23 @@ TEST_F(WorldTargetsTest, SaysWhyWhenThereIsNoDirectoryOrNoFile) {
   Write(tokens() / "blank", "\nsecond\n");
   Targets({{"gz-01", "blank"}}, tokens());
   EXPECT_THAT(why_not_["gz-01"], HasSubstr("empty first line"));
+}
+
+// A Disabled node is not probed, unless it is disabled for a window: then it
+// has a verdict the moment the window ends and it is answered again.
+TEST_F(WorldTargetsTest, ADisabledNodeIsProbedOnlyIfItComesBack) {
+  World world;
+  for (const char* name : {"off", "off-for-now", "on"}) {
+    world.nodes.push_back(ProbedNode(name, ""));
+  }
+  world.nodes[0].admin_state = AdminState::kDisabled;
+  world.nodes[1].admin_state = AdminState::kDisabled;
+  world.nodes[1].admin_state_expires_at = 1796313600;
+  std::vector<std::string> probed;
+  for (const ProbeTarget& t : ProbeTargetsForWorld(world, tokens()).targets) {
+    probed.push_back(t.node);
+  }
+  EXPECT_THAT(probed, ::testing::ElementsAre("off-for-now", "on"));
 }
 
 }  // namespace
