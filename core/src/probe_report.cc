@@ -76,6 +76,17 @@ bool DecodeResult(Context& ctx, const std::string& path, const json& v,
   return true;
 }
 
+void ReadServed(Fields& spec, std::optional<ServedSnapshot>& out) {
+  if (!spec.Has("served")) return;
+  Fields served = spec.Sub("served");
+  ServedSnapshot& s = out.emplace();
+  int64_t version = 0;
+  served.ReadRequired("version", version, &manifest::DecodeInt<int64_t, 1>);
+  s.version = static_cast<uint64_t>(version);
+  served.ReadRequired("contentHash", s.content_hash);
+  served.ReadRequired("loadedAt", s.loaded_at_ms, &DecodeFormat<&ReadTimeMs>);
+}
+
 void ParseSpec(Context& ctx, Fields& top, ProbeReport& report) {
   Fields spec = top.Sub("spec");
   spec.ReadRequired("vantage", report.vantage);
@@ -88,6 +99,7 @@ void ParseSpec(Context& ctx, Fields& top, ProbeReport& report) {
   spec.Read("labels", report.identity.labels);
   spec.ReadRequired("observedAt", report.observed_at_ms,
                     &DecodeFormat<&ReadTimeMs>);
+  ReadServed(spec, report.served);
   if (!spec.Has("results")) {
     ctx.Error(spec.PathOf("results"), "is required (a list, may be empty)");
     return;
@@ -145,6 +157,11 @@ ordered_json ReportJson(const ProbeReport& report) {
   if (!id.labels.empty()) spec["labels"] = id.labels;
   spec["observedAt"] = FormatRfc3339Ms(report.observed_at_ms);
   spec["results"] = std::move(results);
+  if (const auto& s = report.served) {
+    spec["served"] = {{"version", s->version},
+                      {"contentHash", s->content_hash},
+                      {"loadedAt", FormatRfc3339Ms(s->loaded_at_ms)}};
+  }
   ordered_json out = manifest::ObjectEnvelopeJson(kProbeReportKind, report.name,
                                                   report.namespace_name);
   out["spec"] = std::move(spec);

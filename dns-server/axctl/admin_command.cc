@@ -6,12 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <thread>
 
-#include "ax/runtime/config_values.h"
 #include "axctl/cluster.h"
 #include "axctl/for_flag.h"
 #include "axctl/output.h"
+#include "axctl/wait.h"
 
 namespace ax {
 
@@ -54,32 +53,10 @@ std::optional<json> SpecPatch(const Args& args, bool drain, int64_t now_ms,
   return spec;
 }
 
-// The Node's condition `type`, or null.
-const json* ConditionOf(const json& node, const std::string& type) {
-  const json* conditions = nullptr;
-  if (auto s = node.find("status"); s != node.end() && s->is_object()) {
-    if (auto c = s->find("conditions"); c != s->end() && c->is_array()) {
-      conditions = &*c;
-    }
-  }
-  if (!conditions) return nullptr;
-  for (const json& c : *conditions) {
-    if (c.is_object() && c.value("type", "") == type) return &c;
-  }
-  return nullptr;
-}
-
 std::string ConditionLine(const json* c) {
   if (!c) return "waiting for the operator to see the change";
   return "Drained " + c->value("status", "?") + " " + c->value("reason", "") +
          ": " + c->value("message", "");
-}
-
-int64_t IntAt(const json& object, const char* part, const char* key) {
-  auto p = object.find(part);
-  if (p == object.end() || !p->is_object()) return -1;
-  auto v = p->find(key);
-  return v != p->end() && v->is_number_integer() ? v->get<int64_t>() : -1;
 }
 
 // Polls the Node until its status describes the patched generation and says
@@ -87,20 +64,12 @@ int64_t IntAt(const json& object, const char* part, const char* key) {
 bool WaitDrained(kube::Client& client, const kube::Resource& node,
                  std::chrono::milliseconds timeout, json& last) {
   const int64_t generation = IntAt(last, "metadata", "generation");
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  std::string said;
-  while (true) {
-    if (auto got = client.Get(node)) last = *got;
+  return PollUntil(client, node, timeout, last, [&](const json& now) {
     const bool current =
-        IntAt(last, "status", "observedGeneration") >= generation;
-    const json* c = current ? ConditionOf(last, "Drained") : nullptr;
-    const std::string line = ConditionLine(c);
-    if (line != said) std::cerr << line << "\n";
-    said = line;
-    if (c && c->value("status", "") == "True") return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-  }
+        IntAt(now, "status", "observedGeneration") >= generation;
+    const json* c = current ? ConditionOf(now, "Drained") : nullptr;
+    return Progress{c && c->value("status", "") == "True", ConditionLine(c)};
+  });
 }
 
 }  // namespace
@@ -113,15 +82,9 @@ int AdminStateCommand(const Args& args, bool drain) {
     return 2;
   }
   const std::optional<json> spec = SpecPatch(args, drain, WallClockMs(), verb);
-  std::chrono::milliseconds timeout{600'000};
-  if (args.Has("--timeout")) {
-    std::string error;
-    if (!runtime::ParseDuration(args.Get("--timeout"), &timeout, &error)) {
-      std::cerr << verb << ": --timeout: " << error << "\n";
-      return 2;
-    }
-  }
-  if (!spec) return 2;
+  const auto timeout =
+      TimeoutOf(args, verb, std::chrono::milliseconds(600'000));
+  if (!spec || !timeout) return 2;
   std::optional<Cluster> cluster = ConnectCluster(args, verb);
   if (!cluster) return 1;
   const std::string& name = args.positional[0];
@@ -148,7 +111,7 @@ int AdminStateCommand(const Args& args, bool drain) {
   }
   bool drained = true;
   if (args.Has("--wait")) {
-    drained = WaitDrained(*cluster->kube.client, node, timeout, object);
+    drained = WaitDrained(*cluster->kube.client, node, *timeout, object);
     if (!drained) {
       std::cerr << verb << ": not Drained within " << args.Get("--timeout")
                 << (args.Has("--timeout") ? "" : "10m") << "\n";

@@ -7,6 +7,12 @@
 //   axctl drain|undrain NODE            a Node's adminState in the cluster
 //                                       (admin_command.h)
 //   axctl pin|exclude|weight NODE ...   an expiring Rule (rule_command.h)
+//   axctl canary pause|resume|promote|abort NAME   steer a Canary
+//                                       (canary_command.h)
+//   axctl rollback [--to V|--list|--resume]   the served route table
+//                                       (rollback_command.h)
+//   axctl status                        one look at the namespace's GSLB
+//                                       (status_command.h)
 //   axctl geodb lookup IP...            what each geo database says
 //   axctl geodb build CSV... -o OUT     the operator's geo data as an MMDB
 //   axctl geodb diff A-FLAGS B-FLAGS    where two geo sources disagree
@@ -30,12 +36,15 @@
 #include "ax/snapshot_json.h"
 #include "axctl/admin_command.h"
 #include "axctl/args.h"
+#include "axctl/canary_command.h"
 #include "axctl/explain_command.h"
 #include "axctl/geo_report_command.h"
 #include "axctl/geo_suggest_command.h"
 #include "axctl/geodb_command.h"
 #include "axctl/query_command.h"
+#include "axctl/rollback_command.h"
 #include "axctl/rule_command.h"
+#include "axctl/status_command.h"
 #include "axctl/world_source.h"
 
 namespace ax {
@@ -94,6 +103,7 @@ const std::vector<Verb>& Verbs() {
        "axctl explain www.example.test --client 113.108.1.1 --manifests "
        "examples/quickstart --country CN --subdivision CN-GD --asn 4134",
        ExplainCommand},
+      {"status", kStatusUsage, "axctl status -n ax-system", StatusCommand},
       {"drain", kAdminUsage, "axctl drain gz-01 --for 2h --reason INC-1234",
        DrainCommand},
       {"undrain", kAdminUsage, "axctl undrain gz-01", UndrainCommand},
@@ -106,6 +116,10 @@ const std::vector<Verb>& Verbs() {
        ExcludeCommand},
       {"weight", kRuleUsage, "axctl weight gz-02 10 --domain api --for 2h",
        WeightCommand},
+      {"canary", kCanaryUsage, "axctl canary pause new-bj --wait",
+       CanaryCommand},
+      {"rollback", kRollbackUsage, "axctl rollback --to 41 --wait",
+       RollbackCommand},
       {"geodb", kGeodbUsage, "axctl geodb lookup 113.108.1.1 --ipdb qqwry.ipdb",
        GeodbCommand},
       {"geo", std::string(kGeoUsage) + kGeoReportUsage,
@@ -157,10 +171,11 @@ int main(int argc, char** argv) {
                command.empty() ? stderr : stdout);
     return command.empty() ? 2 : 0;
   }
-  const ax::Args args = ax::ParseArgs(
-      argc, argv, 2,
-      {"--pretty", "--json", "--aaaa", "--geo-cities", "--help",
-       "--skip-bad-lines", "--cluster", "--apply", "--tcp", "--wait"});
+  const ax::Args args =
+      ax::ParseArgs(argc, argv, 2,
+                    {"--pretty", "--json", "--aaaa", "--geo-cities", "--help",
+                     "--skip-bad-lines", "--cluster", "--apply", "--tcp",
+                     "--wait", "--full", "--list", "--resume"});
   for (const ax::Verb& v : ax::Verbs()) {
     if (command != v.name) continue;
     if (args.Has("--help")) {

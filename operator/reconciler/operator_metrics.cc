@@ -207,6 +207,23 @@ std::vector<MetricFamily> OperatorMetrics::Collect() const {
                          MetricType::Gauge);
     runtime::AddSample(future, static_cast<double>(s.future_reports));
     out.push_back(std::move(future));
+    auto canary_percent =
+        Family("ax_operator_canary_percent",
+               "per Canary: the share of its clients on its node as the last "
+               "plan decided it",
+               MetricType::Gauge);
+    auto canary_phase = Family(
+        "ax_operator_canary_phase",
+        "per Canary: 1 for the phase it is in (Pending, Progressing, Paused, "
+        "Succeeded, Failed)",
+        MetricType::Gauge);
+    for (const auto& [canary, view] : s.canaries) {
+      runtime::AddSample(canary_percent, view.percent, {{"canary", canary}});
+      runtime::AddSample(canary_phase, 1,
+                         {{"canary", canary}, {"phase", view.phase}});
+    }
+    out.push_back(std::move(canary_percent));
+    out.push_back(std::move(canary_phase));
     auto groups = Family("ax_operator_vantage_group_vantages",
                          "per vantage group: its fresh, trusted vantages (0: "
                          "its Regions use the global verdicts)",

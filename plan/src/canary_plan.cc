@@ -1,6 +1,7 @@
 // ProgressCanaries (canary_progress.h): the plan's side of the rollout — each
-// valid Canary's current state from its status, the signals of its node from
-// the quorum and the builder's health, and its percent put into the World.
+// valid Canary's current state from its status, people's requests from its
+// annotations, the signals of its node from the quorum and the builder's
+// health, and its percent put into the World.
 #include <nlohmann/json.hpp>
 
 #include "ax/build_snapshot.h"
@@ -72,10 +73,14 @@ std::map<std::string, CanaryDecision> ProgressCanaries(
     if (object && object->contains("status")) {
       current = ReadCanaryState((*object)["status"]);
     }
+    const CanaryControl control =
+        object ? ReadCanaryControl(*object, canary.meta.generation,
+                                   canary.steps.size())
+               : CanaryControl{};
     CanaryDecision d = ProgressCanary(
         canary, canary.meta.generation, current,
         SignalsFor(canary, object, world, status, health, observed.now_ms),
-        observed.now_ms);
+        observed.now_ms, control);
     canary.status_percent = d.state.percent;
     canary.status_phase = CanaryPhaseName(d.state.phase);
     out.emplace(canary.meta.name, std::move(d));

@@ -3,6 +3,7 @@
 // published; pauses are whole seconds (spec.steps[].pause).
 #include "ax/controller/canary_progress.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "ax/enum_names.h"
@@ -13,14 +14,17 @@ namespace {
 
 using nlohmann::json;
 
-constexpr NameTable<CanaryPhase, 4> kPhaseNames{{
+constexpr NameTable<CanaryPhase, 5> kPhaseNames{{
     {CanaryPhase::kPending, "Pending"},
     {CanaryPhase::kProgressing, "Progressing"},
+    {CanaryPhase::kPaused, "Paused"},
     {CanaryPhase::kSucceeded, "Succeeded"},
     {CanaryPhase::kFailed, "Failed"},
 }};
 
 constexpr char kAnalysisFailed[] = "AnalysisFailed";
+constexpr char kAborted[] = "Aborted";
+constexpr char kShareBack[] = "; the share is back to 0";
 
 std::string Num(double v) {
   char buf[32];
@@ -33,8 +37,17 @@ void Enter(const Canary& spec, uint32_t i, int64_t now_ms, CanaryState& s) {
   s.step = i;
   s.percent = spec.steps[i].percent;
   s.step_started_at_ms = now_ms;
+  s.paused_at_ms = 0;
   s.phase = i + 1 == spec.steps.size() ? CanaryPhase::kSucceeded
                                        : CanaryPhase::kProgressing;
+}
+
+void Fail(std::string why, bool aborted, CanaryState& s) {
+  s.phase = CanaryPhase::kFailed;
+  s.percent = 0;
+  s.paused_at_ms = 0;
+  s.failure = std::move(why);
+  s.aborted = aborted;
 }
 
 int64_t StepDueMs(const Canary& spec, const CanaryState& s) {
@@ -60,8 +73,72 @@ std::string AnalysisFailure(const Canary& spec, const CanarySignals& node) {
   return "";
 }
 
+// A promotion people asked for, when it moves the rollout on: true.
+bool Promote(const Canary& spec, const CanaryControl& control, bool node_ready,
+             int64_t now_ms, CanaryState& s) {
+  if (!control.promote_to || *control.promote_to <= s.step || !node_ready) {
+    return false;
+  }
+  Enter(spec, *control.promote_to, now_ms, s);
+  return true;
+}
+
+// A running rollout (Progressing or Paused) under people's requests: resume
+// with what was left of the step's pause, promote or step on when due, pause.
+// True when it promoted.
+bool Steer(const Canary& spec, const CanaryControl& control, bool node_ready,
+           int64_t now_ms, CanaryState& s) {
+  if (s.phase == CanaryPhase::kPaused && !control.paused) {
+    s.step_started_at_ms += now_ms - s.paused_at_ms;
+    s.paused_at_ms = 0;
+    s.phase = CanaryPhase::kProgressing;
+  }
+  const bool promoted = Promote(spec, control, node_ready, now_ms, s);
+  if (!promoted && s.phase == CanaryPhase::kProgressing && !control.paused &&
+      node_ready && now_ms >= StepDueMs(spec, s)) {
+    Enter(spec, s.step + 1, now_ms, s);
+  }
+  if (control.paused && s.phase == CanaryPhase::kProgressing) {
+    s.phase = CanaryPhase::kPaused;
+    s.paused_at_ms = now_ms;
+  }
+  return promoted;
+}
+
+// The Event worth a change from `before` to `s`.
+void EventFor(const std::optional<CanaryState>& before, const CanaryState& s,
+              bool promoted, CanaryDecision& d) {
+  if (!d.changed) return;
+  const CanaryPhase was = before ? before->phase : CanaryPhase::kPending;
+  switch (s.phase) {
+    case CanaryPhase::kPending:
+      return;
+    case CanaryPhase::kFailed:
+      d.event = s.aborted ? "CanaryAborted" : "CanaryFailed";
+      d.warning = true;
+      return;
+    case CanaryPhase::kSucceeded:
+      d.event = promoted ? "CanaryPromoted" : "CanarySucceeded";
+      return;
+    case CanaryPhase::kPaused:
+    case CanaryPhase::kProgressing:
+      break;
+  }
+  const bool stepped =
+      !before || before->step != s.step || was == CanaryPhase::kPending;
+  if (promoted) {
+    d.event = "CanaryPromoted";
+  } else if (stepped) {
+    d.event = "CanaryStep";
+  } else if (s.phase == CanaryPhase::kPaused) {
+    d.event = "CanaryPaused";
+  } else if (was == CanaryPhase::kPaused) {
+    d.event = "CanaryResumed";
+  }
+}
+
 void Describe(const Canary& spec, const CanarySignals& node, bool node_ready,
-              CanaryDecision& d) {
+              const CanaryControl& control, CanaryDecision& d) {
   const CanaryState& s = d.state;
   const std::string at = Num(s.percent) + "% of clients on Node " + spec.node;
   d.reason = CanaryPhaseName(s.phase);
@@ -70,6 +147,10 @@ void Describe(const Canary& spec, const CanarySignals& node, bool node_ready,
       d.message = "waiting for Node " + spec.node + " to be Up and Active (" +
                   HealthName(node.health) + ", " +
                   AdminStateName(node.admin_state) + ")";
+      if (control.paused) {
+        d.message += std::string(" and for the annotation ") +
+                     kCanaryPausedAnnotation + " to go";
+      }
       break;
     case CanaryPhase::kProgressing:
       d.message = "step " + std::to_string(s.step + 1) + "/" +
@@ -79,14 +160,25 @@ void Describe(const Canary& spec, const CanarySignals& node, bool node_ready,
                                 "the next step is due at ") +
                   FormatRfc3339Seconds(StepDueMs(spec, s));
       break;
+    case CanaryPhase::kPaused:
+      d.message = "step " + std::to_string(s.step + 1) + "/" +
+                  std::to_string(spec.steps.size()) + ": " + at +
+                  ", paused by the annotation " + kCanaryPausedAnnotation +
+                  " with " +
+                  std::to_string(std::max<int64_t>(
+                                     0, StepDueMs(spec, s) - s.paused_at_ms) /
+                                 1000) +
+                  " s of the step's pause left";
+      break;
     case CanaryPhase::kSucceeded:
       d.message = "last step reached: " + at;
       break;
     case CanaryPhase::kFailed:
-      d.reason = kAnalysisFailed;
-      d.message = s.failure + "; the share is back to 0 until the spec changes";
+      d.reason = s.aborted ? kAborted : kAnalysisFailed;
+      d.message = s.failure + kShareBack + " until the spec changes";
       break;
   }
+  if (!control.error.empty()) d.message += "; " + control.error;
 }
 
 }  // namespace
@@ -118,13 +210,18 @@ std::optional<CanaryState> ReadCanaryState(const json& status) {
     s.step_started_at_ms =
         ParseRfc3339Ms(at.get_ref<const std::string&>()).value_or(0);
   }
+  if (json at = status.value("pausedAt", json()); at.is_string()) {
+    s.paused_at_ms =
+        ParseRfc3339Ms(at.get_ref<const std::string&>()).value_or(0);
+  }
   for (const json& c : status.value("conditions", json::array())) {
-    if (c.is_object() && c.value("reason", json()) == kAnalysisFailed &&
-        c.value("message", json()).is_string()) {
+    if (!c.is_object() || !c.value("message", json()).is_string()) continue;
+    const json reason = c.value("reason", json());
+    if (reason == kAnalysisFailed || reason == kAborted) {
+      s.aborted = reason == kAborted;
       s.failure = c["message"].get<std::string>();
       // The stored message carries the suffix Describe adds.
-      if (size_t cut = s.failure.find("; the share is back to 0");
-          cut != std::string::npos) {
+      if (size_t cut = s.failure.find(kShareBack); cut != std::string::npos) {
         s.failure.resize(cut);
       }
     }
@@ -134,7 +231,8 @@ std::optional<CanaryState> ReadCanaryState(const json& status) {
 
 CanaryDecision ProgressCanary(const Canary& spec, int64_t generation,
                               const std::optional<CanaryState>& current,
-                              const CanarySignals& node, int64_t now_ms) {
+                              const CanarySignals& node, int64_t now_ms,
+                              const CanaryControl& control) {
   CanaryDecision d;
   CanaryState& s = d.state;
   // A state for an older spec (or a step the spec no longer has) restarts.
@@ -146,20 +244,31 @@ CanaryDecision ProgressCanary(const Canary& spec, int64_t generation,
   }
   const bool node_ready =
       node.health == Health::kUp && node.admin_state == AdminState::kActive;
+  bool promoted = false;
+  const std::string aborted_by =
+      std::string("aborted by the annotation ") + kCanaryAbortAnnotation;
   switch (s.phase) {
     case CanaryPhase::kPending:
-      if (node_ready) Enter(spec, 0, now_ms, s);
+      if (control.abort) {
+        Fail(aborted_by, true, s);
+      } else if (node_ready && !control.paused) {
+        Enter(spec, 0, now_ms, s);
+        promoted = Promote(spec, control, node_ready, now_ms, s);
+      }
       break;
     case CanaryPhase::kProgressing:
+    case CanaryPhase::kPaused:
       if (std::string why = AnalysisFailure(spec, node); !why.empty()) {
-        s.phase = CanaryPhase::kFailed;
-        s.percent = 0;
-        s.failure = std::move(why);
-      } else if (node_ready && now_ms >= StepDueMs(spec, s)) {
-        Enter(spec, s.step + 1, now_ms, s);
+        Fail(std::move(why), false, s);
+      } else if (control.abort) {
+        Fail(aborted_by, true, s);
+      } else {
+        promoted = Steer(spec, control, node_ready, now_ms, s);
       }
       break;
     case CanaryPhase::kSucceeded:
+      if (control.abort) Fail(aborted_by, true, s);
+      break;
     case CanaryPhase::kFailed:
       break;
   }
@@ -169,7 +278,8 @@ CanaryDecision ProgressCanary(const Canary& spec, int64_t generation,
   }
   d.changed = !current || current->phase != s.phase ||
               current->step != s.step || current->percent != s.percent;
-  Describe(spec, node, node_ready, d);
+  EventFor(current, s, promoted, d);
+  Describe(spec, node, node_ready, control, d);
   return d;
 }
 

@@ -112,8 +112,12 @@ std::optional<int64_t> NextChange(
 }
 
 PlanSummary Summarise(const RouteTableDecision& d, const Snapshot* built,
-                      const GatheredWorld& gathered, const NodeHealth& health) {
+                      const GatheredWorld& gathered, const NodeHealth& health,
+                      const std::map<std::string, CanaryDecision>& canaries) {
   PlanSummary s;
+  for (const auto& [name, c] : canaries) {
+    s.canaries[name] = {CanaryPhaseName(c.state.phase), c.state.percent};
+  }
   s.outcome = d.outcome;
   if (d.in_force) {
     s.version = d.in_force->version;
@@ -229,7 +233,7 @@ Plan ComputePlan(const ObservedState& observed) {
   plan.status_updates = std::move(out.updates);
   plan.events.insert(plan.events.end(), out.events.begin(), out.events.end());
 
-  plan.summary = Summarise(decision, built_ptr, gathered, health);
+  plan.summary = Summarise(decision, built_ptr, gathered, health, canaries);
   plan.requeue_after_ms =
       NextChange(observed, gathered.world, health, canaries);
   if (out.wake_ms) {

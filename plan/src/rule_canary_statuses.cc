@@ -37,23 +37,10 @@ bool BuiltServed(const RouteTableDecision& d) {
 
 void CanaryEvents(const json& object, const CanaryDecision& d,
                   StatusOutput& out) {
-  if (!d.changed) return;
-  switch (d.state.phase) {
-    case CanaryPhase::kProgressing:
-      out.events.push_back(
-          {RefOf(object), EventType::kNormal, "CanaryStep", d.message});
-      break;
-    case CanaryPhase::kSucceeded:
-      out.events.push_back(
-          {RefOf(object), EventType::kNormal, "CanarySucceeded", d.message});
-      break;
-    case CanaryPhase::kFailed:
-      out.events.push_back(
-          {RefOf(object), EventType::kWarning, "CanaryFailed", d.message});
-      break;
-    case CanaryPhase::kPending:
-      break;
-  }
+  if (!d.event) return;
+  out.events.push_back({RefOf(object),
+                        d.warning ? EventType::kWarning : EventType::kNormal,
+                        d.event, d.message});
 }
 
 }  // namespace
@@ -129,7 +116,11 @@ void PlanCanaryStatuses(const StatusInputs& in, StatusOutput& out) {
         if (s.step_started_at_ms > 0) {
           status["stepStartedAt"] = FormatRfc3339Seconds(s.step_started_at_ms);
         }
+        if (s.paused_at_ms > 0) {
+          status["pausedAt"] = FormatRfc3339Seconds(s.paused_at_ms);
+        }
         const bool serving = s.phase == CanaryPhase::kProgressing ||
+                             s.phase == CanaryPhase::kPaused ||
                              s.phase == CanaryPhase::kSucceeded;
         const Condition ready =
             Ready(serving ? ConditionStatus::kTrue : ConditionStatus::kFalse,

@@ -106,6 +106,10 @@ const std::vector<Flag>& Flags() {
       {"http-listen", "ADDR:PORT", "0.0.0.0:8081",
        "/metrics, /healthz, /readyz address; empty disables",
        runtime::ListenFlag(&SidecarConfig::http_listen)},
+      {"served-from", "ADDR:PORT", "",
+       "ax-dns's --api-listen beside this prober: the route-table version "
+       "it serves goes in each report (spec.served); empty: none",
+       runtime::ListenFlag(&SidecarConfig::served_from)},
       {"probe-ca", "FILE", "",
        "PEM CA bundle HTTPS health checks verify against (default: system)",
        runtime::TextFlag(&SidecarConfig::probe_ca)},

@@ -40,7 +40,9 @@ struct SidecarConfig {
   std::string pod_name;
   std::string pod_uid;
   std::string http_listen;  // /metrics, /healthz, /readyz; "" disables
-  std::string probe_ca;     // PEM bundle for HTTPS checks; "": system
+  // ax-dns's --api-listen beside this sidecar: each report's spec.served.
+  std::string served_from;
+  std::string probe_ca;  // PEM bundle for HTTPS checks; "": system
   bool probe_insecure = false;
   std::string probe_token_dir;  // tokens: <dir>/<healthCheck.tokenSecretRef>
   std::chrono::milliseconds reload_debounce{200};

@@ -35,7 +35,8 @@ ProbeSidecar::ProbeSidecar(SidecarConfig config, uint64_t seed)
     : config_(std::move(config)),
       seed_(seed),
       metrics_(config_.vantage),
-      output_(config_.report) {}
+      output_(config_.report),
+      served_(config_.served_from) {}
 
 ProbeSidecar::~ProbeSidecar() { Stop(); }
 
@@ -201,6 +202,7 @@ void ProbeSidecar::ReportLoop() {
     HealthKey key = HealthKeyOf(report);
     const int64_t now = MonoMs();
     if (schedule.Due(key, now)) {
+      report.served = served_.Read();
       Deliver(report);
       schedule.Written(std::move(key), now);
     }

@@ -27,6 +27,7 @@
 #include "sidecar/api_report.h"
 #include "sidecar/config.h"
 #include "sidecar/report_output.h"
+#include "sidecar/served_snapshot.h"
 
 namespace ax::probe {
 
@@ -66,6 +67,7 @@ class ProbeSidecar {
   ProbeMetrics metrics_;
   const ReportOutput output_;
   std::unique_ptr<ApiReportWriter> api_;  // null: no --report-api
+  ServedSnapshotReader served_;           // --served-from; the report loop's
   // Report writes by destination (output, api) and result (ok, error).
   std::atomic<uint64_t> writes_[2][2]{};
   std::unique_ptr<ProbeEngine> engine_;

@@ -3,7 +3,8 @@ deploy/rbac applied, ax-operator on the ax-operator account's token, one ax-dns 
 API source; the caller adds probes (test_isp_paths.py puts one per vantage group in a
 network namespace). Chain, for the end-to-end suite (test_e2e_api.py) and the API
 latency benchmark (tests/bench/api_latency): that, as one ax-dns
-"pod": ax-dns --snapshot-configmap and its ax-probe --report-api sidecar sharing the
+"pod": ax-dns --snapshot-configmap and its ax-probe --report-api sidecar (reporting what
+that ax-dns serves, --served-from) sharing the
 ax-dns account's token, as containers of a pod do. The pod is a real Pod object (never
 run: no kubelet), so the ProbeReport's ownerReference names a real uid. The sidecar
 probes a copy of examples/quickstart whose health checks point at
@@ -118,6 +119,7 @@ class Chain(ApiChain):
                              env={"POD_NAME": POD, "POD_UID": self.pod_uid}, extra=[
                                  "--report-api", "--kubeconfig", str(self.dns_config),
                                  "--namespace", NS, "--heartbeat", "2s",
+                                 "--served-from", self.dns.api,
                                  "--probe-ca", str(self.quickstart.cert)])
         self.procs.append(self.probe)
 

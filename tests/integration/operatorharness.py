@@ -7,6 +7,7 @@ gzip) and API writes timed from Python."""
 from __future__ import annotations
 
 import base64
+import datetime
 import gzip
 import json
 import os
@@ -22,6 +23,33 @@ from waiting import wait_for
 
 NS = "ax-system"
 RBAC_DIR = REPO / "deploy" / "rbac"
+
+
+def rfc3339(t: datetime.datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+
+# When the reports' verdicts last changed: fixed, as a sidecar's heartbeat keeps it.
+CHANGED_AT = rfc3339(datetime.datetime.now(datetime.timezone.utc))
+
+
+def probe_report(vantage: str, nodes: set[str], up: set[str]) -> dict:
+    """A sidecar's report seeing `up` Up and the rest of `nodes` Down, now."""
+    stamp = rfc3339(datetime.datetime.now(datetime.timezone.utc))
+    results = []
+    for node in sorted(nodes):
+        ok = node in up
+        results.append({
+            "node": node, "health": "Up" if ok else "Down", "up": ok,
+            "latencyMs": 10.0 if ok else None, "phases": {},
+            "consecutiveFailures": 0 if ok else 3, "consecutiveSuccesses": 10 if ok else 0,
+            "transitions": 1, "healthChangedAt": CHANGED_AT})
+        if not ok:
+            del results[-1]["latencyMs"]
+            results[-1]["error"] = "timeout"
+    return {"apiVersion": "gslb.ax.io/v1alpha1", "kind": "ProbeReport",
+            "metadata": {"name": vantage, "namespace": NS},
+            "spec": {"vantage": vantage, "observedAt": stamp, "results": results}}
 
 
 def operator_binary() -> Path:

@@ -225,7 +225,7 @@ def test_operator_metrics_only_in_the_operator_group():
 
 # --- the runbook ---------------------------------------------------------------------
 
-def test_operator_metrics_table_is_the_issue_6_and_14_list():
+def test_operator_metrics_table_is_the_issue_6_14_and_18_list():
     assert {n: (m["type"], set(m["labels"])) for n, m in OPERATOR_METRICS.items()} == {
         "ax_operator_leader": ("gauge", {"pod"}),
         "ax_operator_reconcile_duration_seconds": ("histogram", set()),
@@ -238,6 +238,9 @@ def test_operator_metrics_table_is_the_issue_6_and_14_list():
         "ax_operator_region_healthy_nodes": ("gauge", {"region"}),
         "ax_operator_vantage_cut_off": ("gauge", {"vantage"}),
         "ax_operator_canary_rollbacks_total": ("counter", {"canary"}),
+        # issue 18: where each Canary is
+        "ax_operator_canary_percent": ("gauge", {"canary"}),
+        "ax_operator_canary_phase": ("gauge", {"canary", "phase"}),
         # issue 14: vantage groups, reports from the future
         "ax_operator_vantage_group_vantages": ("gauge", {"group"}),
         "ax_operator_vantage_group_node_down": ("gauge", {"group", "node", "global"}),

@@ -1,5 +1,7 @@
 """axctl as the operator's console against a real kube-apiserver (kubecp.py), and as
-the kubectl plugin `kubectl ax` found through kubectl's plugin lookup (issue 18):
+the kubectl plugin `kubectl ax` found through kubectl's plugin lookup (issue 18). The
+verbs run with the token of a ServiceAccount bound only to the chart's console Role
+(deploy/rbac/ax-console.yaml), which must be enough for each and no more:
 
 - `drain NODE --for D --reason R` sets the Node's adminState, adminStateExpiresAt
   (now + D, to the second) and adminStateReason; `undrain` sets Active and removes
@@ -12,6 +14,19 @@ the kubectl plugin `kubectl ax` found through kubectl's plugin lookup (issue 18)
   it does, applied as axctl so running it again moves the same Rule's expiry; with
   --manifests DIR the Rule is a file there, and ax-dns --standalone on that folder then
   answers the pinned node to the clients it matches.
+- `canary pause|resume|promote|abort NAME --wait` against ax-operator: each request
+  is an annotation the operator obeys, and --wait returns once the Canary's status
+  shows it (Paused with pausedAt; Progressing again; the next step's share, then the
+  last; Failed with reason Aborted and the share back to 0 in the served table); each
+  is an Event and the phase a metric; a promotion of a finished rollout, an unknown
+  request and a missing Canary are refused with the reason.
+- `status` shows the paused Canary with the time its step has left, and the vantage
+  and node health the operator works from.
+- `rollback --list` shows the kept versions with the served one marked; `rollback
+  --wait` (no --to: the newest kept content unlike the served) returns once the
+  operator serves that content under a new version, and holds it while the world
+  changes; `rollback --resume` publishes the world again; a version that is not kept
+  is refused.
 - `kubectl ax --help`, `kubectl ax drain` and `kubectl ax explain` run axctl through a
   `kubectl-ax` on PATH, and its usage speaks of `kubectl ax`.
 """
@@ -22,6 +37,7 @@ import datetime
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -31,7 +47,8 @@ from axharness import (QUICKSTART, REPO, AxDns, addresses, ask, built_binary,
                        copy_manifests, make_query, running)
 from waiting import wait_for
 from kubecp import kube_bin_dir
-from operatorharness import NS, RBAC_DIR, AxOperator, token_kubeconfig
+from operatorharness import (NS, RBAC_DIR, AxOperator, probe_report, route_table,
+                              token_kubeconfig)
 
 CRDS_DIR = REPO / "crds"
 TTL_S = 3
@@ -54,18 +71,35 @@ def axctl_path() -> Path:
 
 
 @pytest.fixture(scope="module")
-def cluster(kube):
+def cluster(kube, tmp_path_factory):
     kube.apply_crds(CRDS_DIR)
     kube.kubectl("create", "namespace", NS)
     kube.kubectl("apply", "-f", str(RBAC_DIR))
     kube.kubectl("apply", "-n", NS, "-f", "-",
                  input=json.dumps({"apiVersion": "v1", "kind": "List", "items": WORLD}))
+    # The verbs run as someone bound to the chart's console Role and nothing else.
+    kube.kubectl("create", "serviceaccount", "sre-oncall", "-n", NS)
+    kube.kubectl("create", "rolebinding", "ax-console", "-n", NS, "--role", "ax-console",
+                 f"--serviceaccount={NS}:sre-oncall")
+    kube.console_kubeconfig = token_kubeconfig(
+        kube, "sre-oncall", tmp_path_factory.mktemp("console") / "sre.kubeconfig")
     return kube
+
+
+@pytest.fixture(scope="module")
+def operator(cluster, tmp_path_factory):
+    """ax-operator as its own ServiceAccount, for the tests that need its plans."""
+    workdir = tmp_path_factory.mktemp("operator")
+    kubeconfig = token_kubeconfig(cluster, "ax-operator", workdir / "op.kubeconfig")
+    op = AxOperator(kubeconfig, workdir, "op-console",
+                    "--owner=ServiceAccount/ax-operator").start()
+    yield op
+    op.stop()
 
 
 def axctl(cluster, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(axctl_path()), *args, "--kubeconfig",
-                           str(cluster.kubeconfig), "-n", NS],
+                           str(cluster.console_kubeconfig), "-n", NS],
                           capture_output=True, text=True, timeout=180, check=False)
 
 
@@ -127,10 +161,7 @@ def test_refused_with_the_reason(cluster, args, code, said):
     assert node_spec(cluster, "a")["adminState"] == "Active"  # nothing written
 
 
-def test_drain_wait_returns_once_drained(cluster, tmp_path):
-    kubeconfig = token_kubeconfig(cluster, "ax-operator", tmp_path / "op.kubeconfig")
-    op = AxOperator(kubeconfig, tmp_path, "op-console",
-                    "--owner=ServiceAccount/ax-operator").start()
+def test_drain_wait_returns_once_drained(cluster, operator):
     try:
         r = axctl(cluster, "drain", "a", "--for", "1h", "--reason", "kernel update",
                   "--wait", "--timeout", "60s")
@@ -152,8 +183,172 @@ def test_drain_wait_returns_once_drained(cluster, tmp_path):
                                     f"{node['spec']['adminStateExpiresAt']} "
                                     "(kernel update): left out of answers")
     finally:
-        op.stop()
         axctl(cluster, "undrain", "a")
+
+
+CANARY = {"apiVersion": "gslb.ax.io/v1alpha1", "kind": "Canary",
+          "metadata": {"name": "new-b"},
+          "spec": {"domain": "www", "node": "b",
+                   "steps": [{"percent": 10, "pause": "1h"}, {"percent": 50, "pause": "1h"},
+                             {"percent": 100}]}}
+
+
+def canary_object(cluster) -> dict:
+    return json.loads(cluster.kubectl("get", "axcanary", "new-b", "-n", NS, "-o",
+                                      "json").stdout)
+
+
+def served_canary_percent(cluster) -> float:
+    """new-b's share in the served table (a Canary at 0% is left out of it)."""
+    canaries = route_table(cluster)[1].get("canaries", [])
+    return next((c["percent"] for c in canaries if c["name"] == "new-b"), 0)
+
+
+def test_canary_requests(cluster, operator):
+    nodes = {"a", "b"}
+    cluster.kubectl("apply", "-f", "-",
+                    input=json.dumps(probe_report("console-vantage", nodes, nodes)))
+    cluster.kubectl("apply", "-n", NS, "-f", "-", input=json.dumps(CANARY))
+    try:
+        wait_for("the canary's first step", lambda: canary_object(cluster).get(
+            "status", {}).get("phase") == "Progressing", 30)
+        r = axctl(cluster, "canary", "pause", "new-b", "--wait", "--timeout", "30s")
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert r.stdout.startswith("canary/new-b: pause asked (annotation "
+                                   "gslb.ax.io/canary-paused=true)\n"), r.stdout
+        assert ("canary/new-b: Paused: step 1/3: 10% of clients on Node b, paused by the "
+                "annotation gslb.ax.io/canary-paused with ") in r.stdout
+        status = canary_object(cluster)["status"]
+        assert status["phase"] == "Paused" and "pausedAt" in status
+        assert served_canary_percent(cluster) == 10
+        r = axctl(cluster, "status")
+        assert r.returncode == 0, r.stderr
+        row = next(line.split() for line in r.stdout.splitlines()
+                   if line.startswith("new-b "))
+        assert row[:6] == ["new-b", "www", "b", "Paused", "1/3", "10"], r.stdout
+        assert " ".join(row[6:]).startswith("held, "), r.stdout
+        model = json.loads(axctl(cluster, "status", "-o", "json").stdout)
+        assert [r["vantage"] for r in model["replicas"]] == ["console-vantage"]
+        assert {n["name"]: n["health"] for n in model["nodes"]} == {"a": "Up", "b": "Up"}
+
+        r = axctl(cluster, "canary", "resume", "new-b", "--wait", "--timeout", "30s")
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "(annotation gslb.ax.io/canary-paused removed)" in r.stdout
+        status = canary_object(cluster)["status"]
+        assert status["phase"] == "Progressing" and "pausedAt" not in status
+
+        r = axctl(cluster, "canary", "promote", "new-b", "--wait", "--timeout", "30s",
+                  "-o", "json")
+        assert r.returncode == 0, r.stdout + r.stderr
+        printed = json.loads(r.stdout)
+        generation = printed["metadata"]["generation"]
+        assert printed["metadata"]["annotations"]["gslb.ax.io/canary-promote"] == (
+            f"{generation}/2")
+        assert (printed["status"]["step"], printed["status"]["percent"]) == (1, 50)
+        assert served_canary_percent(cluster) == 50
+
+        r = axctl(cluster, "canary", "promote", "new-b", "--full", "--wait")
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert r.stdout.endswith("canary/new-b: Succeeded: last step reached: 100% of "
+                                 "clients on Node b\n"), r.stdout
+        r = axctl(cluster, "canary", "promote", "new-b")
+        assert r.returncode == 1
+        assert "canary promote: the rollout is Succeeded: there is no step" in r.stderr
+
+        r = axctl(cluster, "canary", "abort", "new-b", "--wait", "--timeout", "30s")
+        assert r.returncode == 0, r.stdout + r.stderr
+        canary = canary_object(cluster)
+        assert canary["metadata"]["annotations"]["gslb.ax.io/canary-abort"] == str(generation)
+        assert canary["status"]["phase"] == "Failed"
+        assert condition(canary, "Ready")["reason"] == "Aborted"
+        assert served_canary_percent(cluster) == 0
+
+        events = json.loads(cluster.kubectl(
+            "get", "events", "-n", NS, "--field-selector",
+            "involvedObject.kind=Canary,involvedObject.name=new-b", "-o", "json").stdout)
+        reasons = {e["reason"] for e in events["items"]}
+        assert {"CanaryStep", "CanaryPaused", "CanaryResumed", "CanaryPromoted",
+                "CanaryAborted"} <= reasons, reasons
+        wait_for("the phase metric", lambda: operator.metric(
+            "ax_operator_canary_phase", canary="new-b", phase="Failed") == 1, 10)
+        assert operator.metric("ax_operator_canary_percent", canary="new-b") == 0
+    finally:
+        cluster.kubectl("delete", "axcanary", "new-b", "-n", NS)
+        cluster.kubectl("delete", "probereport", "console-vantage", "-n", NS)
+
+
+@pytest.mark.parametrize("args, code, said", [
+    (["canary", "stop", "new-b"], 2, "usage:"),
+    (["canary", "pause", "new-b", "--full"], 2, "usage:"),
+    (["canary", "pause", "nosuch"], 1, f"canary pause: canary nosuch in namespace {NS}: "),
+])
+def test_canary_refusals(cluster, args, code, said):
+    r = axctl(cluster, *args)
+    assert r.returncode == code, r.stderr
+    assert said in r.stderr
+
+
+def kept_versions(cluster) -> list[dict]:
+    r = axctl(cluster, "rollback", "--list", "-o", "json")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_rollback_and_resume(cluster, operator):
+    def served() -> tuple[int, str]:
+        version, doc = route_table(cluster)
+        return version, doc["contentHash"]
+
+    before = wait_for("a published table", lambda: route_table(cluster), 30)
+    cluster.kubectl("patch", "axdom", "www", "-n", NS, "--type", "merge", "-p",
+                    json.dumps({"spec": {"maxAnswers": 1}}))
+    changed = wait_for("the change published", lambda: served()[0] > before[0] and served(),
+                       30)
+    kept = kept_versions(cluster)
+    assert [k["serving"] for k in kept][-1] is True
+    r = axctl(cluster, "rollback", "--list")
+    assert r.stdout.splitlines()[0].split() == ["VERSION", "CREATED", "CONTENT-HASH"]
+    assert r.stdout.splitlines()[1].endswith(f"{changed[1]}  (served)"), r.stdout
+
+    target = next(k for k in reversed(kept) if k["contentHash"] != changed[1])
+    try:
+        r = axctl(cluster, "rollback", "--wait", "--timeout", "30s")
+        assert r.returncode == 0, r.stdout + r.stderr
+        version, content = served()
+        assert content == target["contentHash"] and version > changed[0]
+        assert r.stdout.endswith(f"configmap/ax-route-table: the content of version "
+                                 f"{target['version']} is served as version {version}\n")
+        # Held while the world changes (to a content no version had).
+        cluster.kubectl("patch", "axdom", "www", "-n", NS, "--type", "merge", "-p",
+                        json.dumps({"spec": {"maxAnswers": 2, "ttl": {"steady": 4}}}))
+        time.sleep(2)
+        assert served() == (version, content)
+    finally:
+        r = axctl(cluster, "rollback", "--resume")
+    assert r.returncode == 0, r.stderr
+    assert "annotation gslb.ax.io/rollback-to removed" in r.stdout
+    resumed = wait_for("publishing again",
+                       lambda: served()[0] > version and served(), 30)
+    assert resumed[1] not in {content, changed[1]}
+
+    r = axctl(cluster, "rollback", "--to", "9999")
+    assert r.returncode == 1
+    assert ("rollback: version 9999 is not kept (ConfigMap ax-route-table-v9999 not "
+            "found)") in r.stderr
+
+
+def test_the_console_role_is_enough_and_no_more(cluster):
+    token = json.loads(cluster.console_kubeconfig.read_text())["users"][0]["user"]["token"]
+
+    def can(*args: str) -> str:
+        return cluster.kubectl("auth", "can-i", *args, "-n", NS, token=token,
+                               check=False).stdout.strip()
+
+    for denied in (("update", "nodes.gslb.ax.io", "--subresource=status"),
+                   ("delete", "nodes.gslb.ax.io"), ("get", "secrets"),
+                   ("patch", "configmaps/ax-dns-config"), ("create", "configmaps"),
+                   ("patch", "canaries.gslb.ax.io", "--subresource=status")):
+        assert can(*denied) == "no", denied
 
 
 def test_kubectl_plugin(cluster, tmp_path):

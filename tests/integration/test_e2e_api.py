@@ -26,7 +26,7 @@ import time
 
 import pytest
 
-from axharness import HarnessError
+from axharness import HarnessError, built_binary
 from chainharness import (BJ, BJ_01, GZ, GZ_01, GZ_02, POD, QUICKSTART_WWW, SJ_02, US,
                           US_SUBNETS, Chain)
 from operatorharness import NS, route_table
@@ -128,6 +128,34 @@ def test_backend_down_leaves_the_answers(chain):
     assert {r["node"]: r["health"] for r in report["spec"]["results"]}["gz-01"] == "Down"
     assert chain.node_health()["gz-01"] == "Down"
     assert chain.www(US) == QUICKSTART_WWW[US]  # the others untouched
+
+
+def test_axctl_status_shows_each_replica(chain):
+    """ax-dns -> its sidecar's ProbeReport (spec.served) -> axctl status."""
+    axctl = built_binary("AX_AXCTL_BIN", "dns-server/axctl")
+
+    def status() -> dict:
+        r = subprocess.run([str(axctl), "status", "--kubeconfig", str(chain.kube.kubeconfig),
+                            "-n", NS, "-o", "json"], capture_output=True, text=True,
+                           timeout=60, check=True)
+        return json.loads(r.stdout)
+
+    def caught_up():
+        s = status()
+        mine = [r for r in s["replicas"] if r["vantage"] == POD]
+        return s if mine and mine[0].get("servedVersion") == s["routeTable"][
+            "version"] else None
+
+    s = wait_for("the sidecar's report naming the served version", caught_up, 30)
+    replica = next(r for r in s["replicas"] if r["vantage"] == POD)
+    assert replica["behind"] is False and replica["reportedSecondsAgo"] <= 10
+    assert next(n for n in s["nodes"] if n["name"] == "gz-01")["health"] == "Down"
+    text = subprocess.run([str(axctl), "status", "--kubeconfig", str(chain.kube.kubeconfig),
+                           "-n", NS], capture_output=True, text=True, timeout=60,
+                          check=True).stdout
+    assert text.startswith(f"route table ax-route-table: version {s['routeTable']['version']}")
+    assert any(line.split()[:2] == [POD, str(s["routeTable"]["version"])]
+               for line in text.splitlines()), text
 
 
 def probe_api_errors(chain) -> float:

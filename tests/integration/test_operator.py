@@ -11,7 +11,6 @@ recovers."""
 
 from __future__ import annotations
 
-import datetime
 import json
 import re
 import statistics
@@ -26,8 +25,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from axharness import QUICKSTART, REPO, stop_process
 from crdschema import CRDS_DIR
 from operatorharness import (
-    NS, RBAC_DIR, AxOperator, gslb_path, merge_patch, route_table, route_table_version,
-    token_kubeconfig)
+    NS, RBAC_DIR, AxOperator, gslb_path, merge_patch, probe_report, route_table,
+    route_table_version, token_kubeconfig)
 from waiting import wait_for
 
 # Short lease timings keep the failover test quick; the defaults (15 s / 10 s / 2 s)
@@ -60,33 +59,6 @@ def leader(cluster, kubeconfig, tmp_path_factory):
                     *LEASE).start()
     yield op
     op.stop()
-
-
-def rfc3339(t: datetime.datetime) -> str:
-    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
-
-
-# When the reports' verdicts last changed: fixed, as a sidecar's heartbeat keeps it.
-CHANGED_AT = rfc3339(datetime.datetime.now(datetime.timezone.utc))
-
-
-def probe_report(vantage: str, up: set[str]) -> dict:
-    """A sidecar's report seeing `up` Up and the other quickstart nodes Down, now."""
-    stamp = rfc3339(datetime.datetime.now(datetime.timezone.utc))
-    results = []
-    for node in sorted(QUICKSTART_NODES):
-        ok = node in up
-        results.append({
-            "node": node, "health": "Up" if ok else "Down", "up": ok,
-            "latencyMs": 10.0 if ok else None, "phases": {},
-            "consecutiveFailures": 0 if ok else 3, "consecutiveSuccesses": 10 if ok else 0,
-            "transitions": 1, "healthChangedAt": CHANGED_AT})
-        if not ok:
-            del results[-1]["latencyMs"]
-            results[-1]["error"] = "timeout"
-    return {"apiVersion": "gslb.ax.io/v1alpha1", "kind": "ProbeReport",
-            "metadata": {"name": vantage, "namespace": NS},
-            "spec": {"vantage": vantage, "observedAt": stamp, "results": results}}
 
 
 def test_least_privilege(cluster, kubeconfig, leader):
@@ -179,7 +151,8 @@ def test_an_owner_it_cannot_read_stops_it(cluster, kubeconfig, tmp_path, as_admi
 
 def test_statuses_and_events(cluster, leader):
     cluster.kubectl("apply", "-f", "-",
-                    input=json.dumps(probe_report("vantage-a", QUICKSTART_NODES - {"sj-02"})))
+                    input=json.dumps(probe_report("vantage-a", QUICKSTART_NODES,
+                                                  QUICKSTART_NODES - {"sj-02"})))
 
     expected = {n: "Down" if n == "sj-02" else "Up" for n in QUICKSTART_NODES}
 
@@ -230,7 +203,7 @@ def runbook_metrics() -> dict[str, tuple[str, set[str]]]:
 def test_metrics_match_the_runbook(cluster, leader):
     """Exactly the runbook's names, types and labels, in both exposition formats."""
     expected = runbook_metrics()
-    assert len(expected) == 15
+    assert len(expected) == 17
     for accept, parse in [(None, text_string_to_metric_families),
                           ("application/openmetrics-text; version=1.0.0",
                            openmetrics_families)]:
@@ -283,7 +256,8 @@ def test_change_to_configmap_latency(cluster, leader):
 def test_no_version_per_heartbeat(cluster, leader):
     """A sidecar's heartbeat (same verdicts, latency jitter) publishes nothing new."""
     def heartbeat(latency: float) -> None:
-        report = probe_report("vantage-a", QUICKSTART_NODES - {"sj-02"})
+        report = probe_report("vantage-a", QUICKSTART_NODES,
+                              QUICKSTART_NODES - {"sj-02"})
         for r in report["spec"]["results"]:
             if r["up"]:
                 r["latencyMs"] = latency

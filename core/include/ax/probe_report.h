@@ -47,6 +47,15 @@ struct ProbeNodeReport {
   int64_t health_changed_at_ms = 0;  // 0: never (still Unknown)
 };
 
+// The route table the ax-dns beside the vantage serves (ax-probe
+// --served-from), so readers can tell a replica left behind.
+struct ServedSnapshot {
+  uint64_t version = 0;
+  std::string content_hash;
+  int64_t loaded_at_ms = 0;  // when that ax-dns loaded it (wall clock)
+  bool operator==(const ServedSnapshot&) const = default;
+};
+
 struct ProbeReport {
   std::string name;            // metadata.name (ProbeReportName(vantage))
   std::string namespace_name;  // metadata.namespace; "" outside Kubernetes
@@ -54,6 +63,7 @@ struct ProbeReport {
   VantageIdentity identity;    // spec.area, spec.isp, spec.labels
   int64_t observed_at_ms = 0;  // when the results were read (wall clock)
   std::vector<ProbeNodeReport> results;  // sorted by node, unique
+  std::optional<ServedSnapshot> served;  // spec.served
 };
 
 // A valid object name for `vantage`: lower case, characters outside
@@ -62,7 +72,8 @@ struct ProbeReport {
 std::string ProbeReportName(std::string_view vantage);
 
 // The object as JSON: apiVersion, kind, metadata {name[, namespace]}, spec
-// {vantage, [area, isp, labels,] observedAt (RFC 3339, ms), results [...]}.
+// {vantage, [area, isp, labels,] observedAt (RFC 3339, ms), results [...],
+// [served {version, contentHash, loadedAt}]}.
 // Durations are rounded to microseconds (3 decimals of ms), so serialise ->
 // parse -> serialise reproduces the bytes. Absent optionals are left out.
 nlohmann::json ProbeReportToJson(const ProbeReport& report);

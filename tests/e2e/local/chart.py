@@ -27,7 +27,8 @@ KUBE_VERSION = "1.36.3"
 # deploy/rbac/<file> is exactly this template rendered for release ax in ax-system.
 RBAC_TEMPLATES = {"ax-dns.yaml": "templates/rbac-dns.yaml",
                   "ax-operator.yaml": "templates/rbac-operator.yaml",
-                  "ax-geo-suggest.yaml": "templates/rbac-geo-suggest.yaml"}
+                  "ax-geo-suggest.yaml": "templates/rbac-geo-suggest.yaml",
+                  "ax-console.yaml": "templates/rbac-console.yaml"}
 # Values a deploy/ rendering needs beyond the defaults (the geo-suggest CronJob is off
 # by default, and its RBAC with it).
 RENDER_ARGS = {"ax-geo-suggest.yaml": ["--set", "geoSuggest.enabled=true"]}

@@ -70,7 +70,7 @@ def test_rbac_is_namespaced_and_least_privilege():
     kinds = {d["kind"] for d in docs}
     assert not kinds & {"ClusterRole", "ClusterRoleBinding"}
     roles = {d["metadata"]["name"]: d["rules"] for d in docs if d["kind"] == "Role"}
-    assert set(roles) == {"ax-operator", "ax-dns-route-table", "ax-probe"}
+    assert set(roles) == {"ax-operator", "ax-dns-route-table", "ax-probe", "ax-console"}
     for rules in roles.values():
         for rule in rules:
             assert "secrets" not in rule["resources"] and "*" not in rule["verbs"]
@@ -101,6 +101,14 @@ def test_rbac_is_namespaced_and_least_privilege():
     assert binding["roleRef"]["name"] == "ax-geo-suggest"
     assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "ax-geo-suggest",
                                     "namespace": NAMESPACE}]
+    # The console's Role: reads, node/canary patches, Rules, the route table by name;
+    # bound to no one by default.
+    console = roles["ax-console"]
+    assert {"apiGroups": [""], "resources": ["configmaps"],
+            "resourceNames": ["ax-route-table"], "verbs": ["get", "patch"]} in console
+    assert all("status" not in r for rule in console for r in rule["resources"])
+    assert not [d for d in docs if d["kind"] == "RoleBinding"
+                and d["metadata"]["name"] == "ax-console"]
     renamed = documents(render("dns-only"))
     role = by_kind_name(renamed)[("Role", "ax-dns-route-table")]
     assert role["rules"][0]["resourceNames"] == ["edge-routes"]

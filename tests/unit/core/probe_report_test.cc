@@ -136,6 +136,23 @@ TEST(ProbeReportTest, TheVantagesPlaceRoundTripsAndIsLeftOutWhenUnset) {
   EXPECT_EQ(ToVantageVerdicts(*parsed.report).identity, report.identity);
 }
 
+TEST(ProbeReportTest, WhatTheReplicaServesRoundTrips) {
+  EXPECT_FALSE(ProbeReportToJson(Sample())["spec"].contains("served"));
+  ProbeReport report = Sample();
+  report.served = ServedSnapshot{.version = 43,
+                                 .content_hash = "9f2c",
+                                 .loaded_at_ms = kObservedMs - 2'000};
+  const json doc = ProbeReportToJson(report);
+  EXPECT_EQ(doc["spec"]["served"],
+            json({{"version", 43},
+                  {"contentHash", "9f2c"},
+                  {"loadedAt", "2026-11-30T04:53:33.123Z"}}));
+  const ParseProbeReportResult parsed = ParseProbeReport(doc);
+  ASSERT_THAT(parsed.errors, IsEmpty());
+  EXPECT_EQ(parsed.report->served, report.served);
+  EXPECT_EQ(SerializeProbeReport(*parsed.report), SerializeProbeReport(report));
+}
+
 TEST(ProbeReportTest, KubernetesExtrasAreAllowed) {
   json doc = ProbeReportToJson(Sample());
   doc["metadata"]["uid"] = "1234";
@@ -222,6 +239,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadField{"UnknownSpecField", "/spec/vantagePoint", "x",
                  "report.json: ProbeReport/pod-a: spec.vantagePoint: unknown "
                  "field"},
+        BadField{"ServedVersionZero", "/spec/served",
+                 json({{"version", 0},
+                       {"contentHash", "x"},
+                       {"loadedAt", "2026-11-30T04:53:35Z"}}),
+                 "report.json: ProbeReport/pod-a: spec.served.version: must "
+                 "be 1..9223372036854775807, got 0"},
+        BadField{"ServedWithoutHash", "/spec/served",
+                 json({{"version", 3}, {"loadedAt", "2026-11-30T04:53:35Z"}}),
+                 "report.json: ProbeReport/pod-a: spec.served.contentHash: is "
+                 "required"},
         BadField{"ResultsNotList", "/spec/results", json::object(),
                  "report.json: ProbeReport/pod-a: spec.results: must be a "
                  "list, got a map"}),

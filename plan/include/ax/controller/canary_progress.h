@@ -1,9 +1,11 @@
 // The Canary rollout as a pure state machine of now_ms: Pending until the
 // canary node is Up and Active, Progressing through spec.steps (each held for
-// its pause), Succeeded on the last step, Failed (share back to 0) when the
-// analysis limits are exceeded. ProgressCanaries puts the decided percent into
-// the World, so the same plan's snapshot serves it. Probe signals come from
-// node_health.h; writing the state into status is the status planner's.
+// its pause), Paused while people hold it, Succeeded on the last step, Failed
+// (share back to 0) when the analysis limits are exceeded or people abort it.
+// People's requests (canary_control.h) are inputs like the node's signals.
+// ProgressCanaries puts the decided percent into the World, so the same plan's
+// snapshot serves it. Probe signals come from node_health.h; writing the state
+// into status is the status planner's.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "ax/controller/canary_control.h"
 #include "ax/controller/node_health.h"
 #include "ax/controller/observed_state.h"
 #include "ax/model.h"
@@ -19,7 +22,7 @@
 
 namespace ax::controller {
 
-enum class CanaryPhase { kPending, kProgressing, kSucceeded, kFailed };
+enum class CanaryPhase { kPending, kProgressing, kPaused, kSucceeded, kFailed };
 const char* CanaryPhaseName(CanaryPhase phase);
 
 // What status records about the rollout.
@@ -29,8 +32,11 @@ struct CanaryState {
   uint32_t step = 0;   // index into spec.steps
   int64_t step_started_at_ms = 0;
   int64_t observed_generation = 0;  // the spec generation the state is for
-  // Why the rollout failed (the Ready condition's message), kept while Failed.
+  int64_t paused_at_ms = 0;         // while Paused: since when
+  // Why the rollout failed (the Ready condition's message), kept while Failed;
+  // `aborted` when people asked for it, not the analysis.
   std::string failure;
+  bool aborted = false;
 };
 
 // The state in a Canary's status, or nullopt when there is none yet (or it is
@@ -52,21 +58,28 @@ struct CanarySignals {
 
 struct CanaryDecision {
   CanaryState state;
-  std::string reason;   // for the Ready condition and Events: Pending,
-                        // Progressing, Succeeded, AnalysisFailed, ...
+  std::string reason;   // for the Ready condition: Pending, Progressing,
+                        // Paused, Succeeded, AnalysisFailed, Aborted
   std::string message;  // stable while the state holds
+  // The Event this call's change is worth (CanaryStep, CanaryPaused,
+  // CanaryResumed, CanaryPromoted, CanarySucceeded, CanaryFailed,
+  // CanaryAborted), or nullptr; `warning` for the share taken back.
+  const char* event = nullptr;
+  bool warning = false;
   // When the next step is due (Progressing only): requeue then.
   std::optional<int64_t> next_step_at_ms;
   bool changed = false;  // phase, step or percent differ from `current`
 };
 
 // One step of the state machine. A new spec generation restarts the rollout
-// at step 0; Failed and Succeeded hold until then. At most one step advances
-// per call (each step's share must be published before its pause counts), and
-// only while the node is Up.
+// at step 0; Failed and Succeeded hold until then (an abort still takes a
+// Succeeded share back). At most one step advances per call (each step's share
+// must be published before its pause counts), and only while the node is Up;
+// a promotion jumps to its step at once. The analysis runs while Paused.
 CanaryDecision ProgressCanary(const Canary& spec, int64_t generation,
                               const std::optional<CanaryState>& current,
-                              const CanarySignals& node, int64_t now_ms);
+                              const CanarySignals& node, int64_t now_ms,
+                              const CanaryControl& control = {});
 
 // Runs ProgressCanary for every Canary of `world` (the valid ones), reading
 // each one's state from its object's status and its node's signals from

@@ -50,6 +50,12 @@ struct PlanSummary {
   std::map<std::string, size_t> group_vantages;
   // (group, node) that group sees Down -> the node's global health.
   std::map<std::pair<std::string, std::string>, Health> group_down;
+  // Valid Canaries -> their phase and share as this plan decided them.
+  struct CanaryView {
+    std::string phase;
+    double percent = 0;
+  };
+  std::map<std::string, CanaryView> canaries;
 };
 
 struct Plan {

@@ -35,6 +35,7 @@ PlanSummary Summary() {
   s.vantage_cut_off = {{"ax-dns-0", false}, {"ax-dns-1", true}};
   s.group_vantages = {{"cn-south-unicom", 2}, {"cn-north-any", 0}};
   s.group_down = {{{"cn-south-unicom", "gz-01"}, Health::kUp}};
+  s.canaries = {{"api-sj-02", {"Paused", 25}}};
   s.future_reports = 1;
   return s;
 }
@@ -104,6 +105,10 @@ TEST(OperatorMetrics, LeaderExportsTheStateItPublished) {
                               "\"publish\"} 1"));
   EXPECT_THAT(text, HasSubstr("ax_operator_canary_rollbacks_total{canary="
                               "\"api-sj-02\"} 1"));
+  EXPECT_THAT(text,
+              HasSubstr("ax_operator_canary_percent{canary=\"api-sj-02\"} 25"));
+  EXPECT_THAT(text, HasSubstr("ax_operator_canary_phase{canary=\"api-sj-02\","
+                              "phase=\"Paused\"} 1"));
   EXPECT_THAT(text, HasSubstr("ax_operator_reconcile_duration_seconds_bucket{"
                               "le=\"0.05\"} 1"));
   EXPECT_THAT(text, HasSubstr("ax_operator_reconcile_duration_seconds_bucket{"
