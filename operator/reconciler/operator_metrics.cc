@@ -224,6 +224,35 @@ std::vector<MetricFamily> OperatorMetrics::Collect() const {
     }
     out.push_back(std::move(canary_percent));
     out.push_back(std::move(canary_phase));
+    auto load = Family("ax_operator_node_load_percent",
+                       "per Node whose load is known: load over capacity, in "
+                       "percent (the highest over its declared capacities)",
+                       MetricType::Gauge);
+    for (const auto& [node, percent] : s.node_load_percent) {
+      runtime::AddSample(load, percent, {{"node", node}});
+    }
+    out.push_back(std::move(load));
+    auto rule_active =
+        Family("ax_operator_rule_active",
+               "per Rule: 1 while it applies (not expired), 0 once expired",
+               MetricType::Gauge);
+    auto rule_expires =
+        Family("ax_operator_rule_expires_timestamp_seconds",
+               "per Rule with an expiresAt: that time, Unix seconds",
+               MetricType::Gauge);
+    for (const auto& [rule, view] : s.rules) {
+      const runtime::MetricLabels labels = {{"rule", rule},
+                                            {"domain", view.domain},
+                                            {"action", view.action},
+                                            {"node", view.node}};
+      runtime::AddSample(rule_active, view.active ? 1 : 0, labels);
+      if (view.expires_at > 0) {
+        runtime::AddSample(rule_expires, static_cast<double>(view.expires_at),
+                           labels);
+      }
+    }
+    out.push_back(std::move(rule_active));
+    out.push_back(std::move(rule_expires));
     auto groups = Family("ax_operator_vantage_group_vantages",
                          "per vantage group: its fresh, trusted vantages (0: "
                          "its Regions use the global verdicts)",

@@ -113,10 +113,15 @@ std::optional<int64_t> NextChange(
 
 PlanSummary Summarise(const RouteTableDecision& d, const Snapshot* built,
                       const GatheredWorld& gathered, const NodeHealth& health,
-                      const std::map<std::string, CanaryDecision>& canaries) {
+                      const std::map<std::string, CanaryDecision>& canaries,
+                      int64_t now_ms) {
   PlanSummary s;
   for (const auto& [name, c] : canaries) {
     s.canaries[name] = {CanaryPhaseName(c.state.phase), c.state.percent};
+  }
+  for (const Rule& r : gathered.world.rules) {
+    s.rules[r.meta.name] = {r.domain, RuleActionName(r.action), r.node,
+                            !r.ExpiredAt(now_ms), r.expires_at.value_or(0)};
   }
   s.outcome = d.outcome;
   if (d.in_force) {
@@ -129,6 +134,7 @@ PlanSummary Summarise(const RouteTableDecision& d, const Snapshot* built,
   if (built) {
     s.routes = built->routes.size();
     for (const SnapshotNode& n : built->nodes) {
+      if (n.utilisation >= 0) s.node_load_percent[n.name] = n.utilisation * 100;
       switch (n.health) {
         case Health::kUp:
           ++s.nodes_up;
@@ -233,7 +239,8 @@ Plan ComputePlan(const ObservedState& observed) {
   plan.status_updates = std::move(out.updates);
   plan.events.insert(plan.events.end(), out.events.begin(), out.events.end());
 
-  plan.summary = Summarise(decision, built_ptr, gathered, health, canaries);
+  plan.summary = Summarise(decision, built_ptr, gathered, health, canaries,
+                           observed.now_ms);
   plan.requeue_after_ms =
       NextChange(observed, gathered.world, health, canaries);
   if (out.wake_ms) {

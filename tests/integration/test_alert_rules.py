@@ -241,6 +241,10 @@ def test_operator_metrics_table_is_the_issue_6_14_and_18_list():
         # issue 18: where each Canary is
         "ax_operator_canary_percent": ("gauge", {"canary"}),
         "ax_operator_canary_phase": ("gauge", {"canary", "phase"}),
+        "ax_operator_node_load_percent": ("gauge", {"node"}),
+        "ax_operator_rule_active": ("gauge", {"rule", "domain", "action", "node"}),
+        "ax_operator_rule_expires_timestamp_seconds": (
+            "gauge", {"rule", "domain", "action", "node"}),
         # issue 14: vantage groups, reports from the future
         "ax_operator_vantage_group_vantages": ("gauge", {"group"}),
         "ax_operator_vantage_group_node_down": ("gauge", {"group", "node", "global"}),

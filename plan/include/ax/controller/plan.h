@@ -56,6 +56,18 @@ struct PlanSummary {
     double percent = 0;
   };
   std::map<std::string, CanaryView> canaries;
+  // Nodes of the built snapshot whose load is known -> load over capacity in
+  // percent (the highest over their declared capacities).
+  std::map<std::string, double> node_load_percent;
+  // Valid Rules -> what they do and whether they still apply.
+  struct RuleView {
+    std::string domain;
+    std::string action;
+    std::string node;
+    bool active = false;     // not expired
+    int64_t expires_at = 0;  // unix seconds; 0: never
+  };
+  std::map<std::string, RuleView> rules;
 };
 
 struct Plan {

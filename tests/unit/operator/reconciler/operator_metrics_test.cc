@@ -36,6 +36,9 @@ PlanSummary Summary() {
   s.group_vantages = {{"cn-south-unicom", 2}, {"cn-north-any", 0}};
   s.group_down = {{{"cn-south-unicom", "gz-01"}, Health::kUp}};
   s.canaries = {{"api-sj-02", {"Paused", 25}}};
+  s.node_load_percent = {{"gz-01", 91.5}};
+  s.rules = {{"pin-bj-01-www", {"www", "Pin", "bj-01", true, 1'796'003'600}},
+             {"old-exclude", {"api", "Exclude", "sj-02", false, 0}}};
   s.future_reports = 1;
   return s;
 }
@@ -109,6 +112,19 @@ TEST(OperatorMetrics, LeaderExportsTheStateItPublished) {
               HasSubstr("ax_operator_canary_percent{canary=\"api-sj-02\"} 25"));
   EXPECT_THAT(text, HasSubstr("ax_operator_canary_phase{canary=\"api-sj-02\","
                               "phase=\"Paused\"} 1"));
+  EXPECT_THAT(text,
+              HasSubstr("ax_operator_node_load_percent{node=\"gz-01\"} 91.5"));
+  EXPECT_THAT(text,
+              HasSubstr("ax_operator_rule_active{rule=\"pin-bj-01-www\","
+                        "domain=\"www\",action=\"Pin\",node=\"bj-01\"} 1"));
+  EXPECT_THAT(text, HasSubstr("ax_operator_rule_active{rule=\"old-exclude\","
+                              "domain=\"api\",action=\"Exclude\",node="
+                              "\"sj-02\"} 0"));
+  EXPECT_THAT(text, HasSubstr("ax_operator_rule_expires_timestamp_seconds{rule="
+                              "\"pin-bj-01-www\",domain=\"www\",action="
+                              "\"Pin\",node=\"bj-01\"} 1796003600"));
+  EXPECT_THAT(text, Not(HasSubstr("ax_operator_rule_expires_timestamp_seconds{"
+                                  "rule=\"old-exclude\"")));
   EXPECT_THAT(text, HasSubstr("ax_operator_reconcile_duration_seconds_bucket{"
                               "le=\"0.05\"} 1"));
   EXPECT_THAT(text, HasSubstr("ax_operator_reconcile_duration_seconds_bucket{"
