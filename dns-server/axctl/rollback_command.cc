@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ax/controller/object_ref.h"
 #include "ax/controller/route_table_plan.h"
 #include "ax/route_table_configmap.h"
 #include "axctl/cluster.h"
@@ -44,13 +45,9 @@ struct Kept {
   std::string created;
 };
 
+// The annotation `key` of `object`, "" when absent.
 std::string Annotation(const json& object, const char* key) {
-  const json meta = object.value("metadata", json::object());
-  const json annotations =
-      meta.is_object() ? meta.value("annotations", json::object()) : json();
-  return annotations.is_object() && annotations.value(key, json()).is_string()
-             ? annotations[key].get<std::string>()
-             : "";
+  return controller::AnnotationOf(object, key).value_or("");
 }
 
 std::optional<uint64_t> ParseU64(const std::string& s) {
