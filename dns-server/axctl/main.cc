@@ -45,6 +45,7 @@
 #include "axctl/rollback_command.h"
 #include "axctl/rule_command.h"
 #include "axctl/status_command.h"
+#include "axctl/traffic_commands.h"
 #include "axctl/world_source.h"
 
 namespace ax {
@@ -104,6 +105,11 @@ const std::vector<Verb>& Verbs() {
        "examples/quickstart --country CN --subdivision CN-GD --asn 4134",
        ExplainCommand},
       {"status", kStatusUsage, "axctl status -n ax-system", StatusCommand},
+      {"diff", kDiffUsage, "axctl diff --from v41 --to served -n ax-system",
+       DiffCommand},
+      {"simulate", kSimulateUsage,
+       "axctl simulate --down gz-01 --down bj-01@cn-north-unicom -n ax-system",
+       SimulateCommand},
       {"drain", kAdminUsage, "axctl drain gz-01 --for 2h --reason INC-1234",
        DrainCommand},
       {"undrain", kAdminUsage, "axctl undrain gz-01", UndrainCommand},
@@ -175,7 +181,7 @@ int main(int argc, char** argv) {
       ax::ParseArgs(argc, argv, 2,
                     {"--pretty", "--json", "--aaaa", "--geo-cities", "--help",
                      "--skip-bad-lines", "--cluster", "--apply", "--tcp",
-                     "--wait", "--full", "--list", "--resume"});
+                     "--wait", "--full", "--list", "--resume", "--all"});
   for (const ax::Verb& v : ax::Verbs()) {
     if (command != v.name) continue;
     if (args.Has("--help")) {

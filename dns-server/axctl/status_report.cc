@@ -10,6 +10,7 @@
 #include "ax/rfc3339.h"
 #include "ax/route_table_configmap.h"
 #include "ax/runtime/config_values.h"
+#include "axctl/text_table.h"
 
 namespace ax {
 namespace {
@@ -202,28 +203,6 @@ json CanariesPart(const StatusInputs& in) {
   return out;
 }
 
-// Rows padded to their columns' widths, two spaces apart.
-std::string Table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> width;
-  for (const auto& row : rows) {
-    width.resize(std::max(width.size(), row.size()));
-    for (size_t i = 0; i < row.size(); ++i) {
-      width[i] = std::max(width[i], row[i].size());
-    }
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size())
-        line += std::string(width[i] - row[i].size() + 2, ' ');
-    }
-    out += line + "\n";
-  }
-  return out;
-}
-
 std::string Num(const json& v) {
   if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
   if (!v.is_number()) return "-";
@@ -282,7 +261,7 @@ std::string StatusText(const json& model) {
                         : "?",
                     Ago(r, "loadedSecondsAgo"), Ago(r, "reportedSecondsAgo")});
   }
-  out += "\n" + Table(rows);
+  out += "\n" + TextTable(rows);
   rows = {{"NODE", "HEALTH", "DOWN FOR GROUPS", "ADMIN", "LOAD"}};
   for (const json& n : model["nodes"]) {
     std::string admin = n.value("adminState", "");
@@ -293,7 +272,7 @@ std::string StatusText(const json& model) {
         {n.value("name", ""), n.value("health", ""), Joined(n["downForGroups"]),
          admin, n.contains("loadPercent") ? Num(n["loadPercent"]) + "%" : "-"});
   }
-  out += "\n" + Table(rows);
+  out += "\n" + TextTable(rows);
   if (!model["rules"].empty()) {
     rows = {{"RULE", "ACTION", "NODE", "DOMAIN", "MATCH", "ACTIVE", "EXPIRES"}};
     for (const json& r : model["rules"]) {
@@ -305,7 +284,7 @@ std::string StatusText(const json& model) {
                           : (r.value("active", false) ? "yes" : "no"),
                       In(r, "secondsLeft")});
     }
-    out += "\n" + Table(rows);
+    out += "\n" + TextTable(rows);
   }
   if (!model["canaries"].empty()) {
     rows = {
@@ -321,7 +300,7 @@ std::string StatusText(const json& model) {
                      " left"
                : In(c, "nextStepSeconds")});
     }
-    out += "\n" + Table(rows);
+    out += "\n" + TextTable(rows);
   }
   return out;
 }

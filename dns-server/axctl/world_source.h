@@ -7,13 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "ax/manifest_loader.h"
 #include "ax/model.h"
 #include "ax/snapshot.h"
 
 namespace ax {
 
 // Loads every path (file or directory) into one World; false on any error.
-bool LoadManifests(const std::vector<std::string>& paths, World& world);
+// kNo: the objects are a part that joins a World later, which checks them.
+bool LoadManifests(const std::vector<std::string>& paths, World& world,
+                   CrossCheck check = CrossCheck::kYes);
 
 // The snapshot of `world` with every node Up (no prober runs in axctl).
 Snapshot SnapshotOfWorld(const World& world);

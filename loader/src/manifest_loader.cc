@@ -20,8 +20,11 @@ yaml_documents::OnDocument ParseInto(ManifestLoadResult& result) {
 }
 
 // Cross-object checks only make sense once every object is in the World.
-ManifestLoadResult Finish(ManifestLoadResult result) {
-  if (result.errors.empty()) result.errors = Validate(result.world);
+ManifestLoadResult Finish(ManifestLoadResult result,
+                          CrossCheck check = CrossCheck::kYes) {
+  if (result.errors.empty() && check == CrossCheck::kYes) {
+    result.errors = Validate(result.world);
+  }
   return result;
 }
 
@@ -34,13 +37,15 @@ ManifestLoadResult LoadManifestText(std::string_view yaml,
   return Finish(std::move(result));
 }
 
-ManifestLoadResult LoadManifestFile(const std::filesystem::path& path) {
+ManifestLoadResult LoadManifestFile(const std::filesystem::path& path,
+                                    CrossCheck check) {
   ManifestLoadResult result;
   yaml_documents::ReadFile(path, result.errors, ParseInto(result));
-  return Finish(std::move(result));
+  return Finish(std::move(result), check);
 }
 
-ManifestLoadResult LoadManifestDir(const std::filesystem::path& dir) {
+ManifestLoadResult LoadManifestDir(const std::filesystem::path& dir,
+                                   CrossCheck check) {
   ManifestLoadResult result;
   const std::vector<std::filesystem::path> files =
       yaml_documents::ManifestFiles(dir, result.errors);
@@ -48,7 +53,7 @@ ManifestLoadResult LoadManifestDir(const std::filesystem::path& dir) {
   for (const auto& file : files) {
     yaml_documents::ReadFile(file, result.errors, ParseInto(result));
   }
-  return Finish(std::move(result));
+  return Finish(std::move(result), check);
 }
 
 }  // namespace ax

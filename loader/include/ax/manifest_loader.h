@@ -19,17 +19,23 @@ struct ManifestLoadResult {
   bool ok() const { return errors.empty(); }
 };
 
+// Whether loading checks the references between objects (validate.h): kNo
+// for a part of a World that joins others later (axctl simulate --with).
+enum class CrossCheck { kYes, kNo };
+
 // One YAML file: several documents separated by `---` (empty ones skipped),
 // each a manifest object or a `kind: List` with `items` (what `kubectl get -o
 // yaml` prints). Sources read "path:line#document". Cross-object validation
 // runs only when every object parsed, so a broken object is not also reported
 // as "not defined" wherever it is referenced.
-ManifestLoadResult LoadManifestFile(const std::filesystem::path& path);
+ManifestLoadResult LoadManifestFile(const std::filesystem::path& path,
+                                    CrossCheck check = CrossCheck::kYes);
 
 // Every *.yaml and *.yml file directly inside `dir` (not recursive), in name
 // order, loaded as one World. A directory without any such file is an error:
 // nothing would be served.
-ManifestLoadResult LoadManifestDir(const std::filesystem::path& dir);
+ManifestLoadResult LoadManifestDir(const std::filesystem::path& dir,
+                                   CrossCheck check = CrossCheck::kYes);
 
 // YAML text already in memory; `source_name` stands in for the file name in
 // sources.

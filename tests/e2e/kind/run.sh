@@ -250,16 +250,21 @@ check_leader_takeover() {
 # `helm upgrade` changing dns.logLevel rolls the ax-dns pods (their config file
 # changes); queries sent all along from the host must all be answered.
 check_upgrade_keeps_answering() {
-  local stop="$LOGS.upgrade-stop" tally="$LOGS.upgrade-tally" before after
+  local stop="$LOGS.upgrade-stop" tally="$LOGS.upgrade-tally" misses="$LOGS.upgrade-misses"
+  local before after
   mkdir -p "$(dirname "$LOGS")"
-  rm -f "$stop" "$tally"
+  rm -f "$stop" "$tally" "$misses"
   before="$(dns_pod_state)"
   (
     sent=0 missed=0
     while [[ ! -e "$stop" ]]; do
       got="$(answers www.example.test "$NORTH")"
       sent=$((sent + 1))
-      [[ "${got%% *}" == "$BJ01" ]] || missed=$((missed + 1))
+      if [[ "${got%% *}" != "$BJ01" ]]; then
+        missed=$((missed + 1))
+        # When, and what came instead (nothing: a timeout or an empty answer).
+        echo "$(date -u +%T.%3N) got '${got:-nothing}'" >>"$misses"
+      fi
       sleep 0.05
     done
     echo "$sent $missed" >"$tally"
@@ -279,7 +284,9 @@ check_upgrade_keeps_answering() {
   if [[ "$after" == "$before" ]]; then
     fail "upgrade: the ax-dns pods were not replaced ($after)"
   elif ((missed > 0 || sent < 100)); then
-    fail "upgrade: $missed of $sent queries unanswered or wrong during the rollout"
+    fail "upgrade: $missed of $sent queries unanswered or wrong during the rollout:" \
+      "$(head -5 "$misses" 2>/dev/null | paste -sd ';')"
+    kc get events --sort-by=.lastTimestamp >"$LOGS.upgrade-events" 2>&1 || true
   else
     pass "upgrade: pods replaced (config log-level debug: $level), $sent queries during the rollout, $missed unanswered"
   fi

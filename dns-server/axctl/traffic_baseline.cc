@@ -1,0 +1,111 @@
+// The served table and the declared objects, from a cluster or manifests.
+#include "axctl/traffic_baseline.h"
+
+#include <charconv>
+#include <iostream>
+
+#include "ax/gather.h"
+#include "ax/route_table_configmap.h"
+#include "axctl/what_if.h"
+#include "axctl/world_source.h"
+
+namespace ax {
+namespace {
+
+std::optional<Snapshot> ConfigMapSnapshot(const TrafficBaseline& b,
+                                          const std::string& name,
+                                          std::string_view verb) {
+  kube::Client& client = *b.cluster->kube.client;
+  auto cm = client.Get(kube::ConfigMaps().In(b.cluster->ns).Named(name));
+  if (!cm) {
+    std::cerr << verb << ": ConfigMap " << b.cluster->ns << "/" << name << ": "
+              << cm.error().ToString() << "\n";
+    return std::nullopt;
+  }
+  ParseRouteTableResult parsed = ParseRouteTableConfigMap(*cm);
+  if (!parsed.snapshot) {
+    std::cerr << verb << ": ConfigMap " << name << ": "
+              << parsed.error->ToString() << "\n";
+  }
+  return std::move(parsed.snapshot);
+}
+
+bool ListWorld(TrafficBaseline& b, std::string_view verb) {
+  kube::Client& client = *b.cluster->kube.client;
+  ApiObjects objects;
+  for (auto [kind, list] :
+       {std::pair{"Domain", &objects.domains},
+        std::pair{"Region", &objects.regions},
+        std::pair{"Node", &objects.nodes}, std::pair{"Rule", &objects.rules},
+        std::pair{"Canary", &objects.canaries},
+        std::pair{"IspSet", &objects.isp_sets},
+        std::pair{"GeoOverride", &objects.geo_overrides}}) {
+    auto listed = client.List(AxCollection(kind, b.cluster->ns));
+    if (!listed) {
+      std::cerr << verb << ": listing " << kind << "s in namespace "
+                << b.cluster->ns << ": " << listed.error().ToString() << "\n";
+      return false;
+    }
+    *list = std::move(listed->items);
+  }
+  GatheredWorld gathered = GatherWorld(objects);
+  for (const auto& [object, errors] : gathered.invalid) {
+    std::cerr << verb << ": warning: " << object
+              << " is left out, as the operator leaves it out: "
+              << errors.front().ToString() << "\n";
+  }
+  b.world = std::move(gathered.world);
+  return true;
+}
+
+}  // namespace
+
+std::optional<TrafficBaseline> LoadTrafficBaseline(const Args& args,
+                                                   std::string_view verb) {
+  TrafficBaseline b;
+  if (args.Has("--manifests")) {
+    if (!LoadManifests(args.All("--manifests"), b.world)) return std::nullopt;
+    if (!args.Has("--snapshot")) {
+      b.served = SnapshotOfWorld(b.world);
+      return b;
+    }
+    std::optional<Snapshot> served = SnapshotFromFile(args.Get("--snapshot"));
+    if (!served) return std::nullopt;
+    b.served = std::move(*served);
+    return b;
+  }
+  b.cluster = ConnectCluster(args, verb);
+  if (!b.cluster) return std::nullopt;
+  b.route_table =
+      args.Has("--route-table") ? args.Get("--route-table") : "ax-route-table";
+  std::optional<Snapshot> served = ConfigMapSnapshot(b, b.route_table, verb);
+  if (!served || !ListWorld(b, verb)) return std::nullopt;
+  b.served = std::move(*served);
+  return b;
+}
+
+std::optional<Snapshot> NamedSnapshot(const TrafficBaseline& baseline,
+                                      const std::string& name, int64_t now_ms,
+                                      std::string_view verb) {
+  if (name == "served") return baseline.served;
+  if (name == "next") {
+    return Rebuild(baseline.world,
+                   InputsOfSnapshot(baseline.served, baseline.world),
+                   baseline.served, now_ms);
+  }
+  uint64_t version = 0;
+  if (name.size() > 1 && name[0] == 'v' &&
+      std::from_chars(name.data() + 1, name.data() + name.size(), version)
+              .ptr == name.data() + name.size()) {
+    if (!baseline.cluster) {
+      std::cerr << verb << ": " << name
+                << ": kept versions live in a cluster (not with --manifests)\n";
+      return std::nullopt;
+    }
+    return ConfigMapSnapshot(
+        baseline, HistoryConfigMapName(baseline.route_table, version), verb);
+  }
+  return SnapshotFromFile(name);
+}
+
+}  // namespace ax
