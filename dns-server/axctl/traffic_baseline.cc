@@ -12,22 +12,55 @@
 namespace ax {
 namespace {
 
-std::optional<Snapshot> ConfigMapSnapshot(const TrafficBaseline& b,
-                                          const std::string& name,
-                                          std::string_view verb) {
-  kube::Client& client = *b.cluster->kube.client;
-  auto cm = client.Get(kube::ConfigMaps().In(b.cluster->ns).Named(name));
-  if (!cm) {
-    std::cerr << verb << ": ConfigMap " << b.cluster->ns << "/" << name << ": "
-              << cm.error().ToString() << "\n";
-    return std::nullopt;
-  }
-  ParseRouteTableResult parsed = ParseRouteTableConfigMap(*cm);
+std::optional<Snapshot> Decoded(const nlohmann::json& cm,
+                                const std::string& name,
+                                std::string_view verb) {
+  ParseRouteTableResult parsed = ParseRouteTableConfigMap(cm);
   if (!parsed.snapshot) {
     std::cerr << verb << ": ConfigMap " << name << ": "
               << parsed.error->ToString() << "\n";
   }
   return std::move(parsed.snapshot);
+}
+
+std::optional<Snapshot> ServedSnapshot(const TrafficBaseline& b,
+                                       std::string_view verb) {
+  kube::Client& client = *b.cluster->kube.client;
+  auto cm =
+      client.Get(kube::ConfigMaps().In(b.cluster->ns).Named(b.route_table));
+  if (!cm) {
+    std::cerr << verb << ": ConfigMap " << b.cluster->ns << "/" << b.route_table
+              << ": " << cm.error().ToString() << "\n";
+    return std::nullopt;
+  }
+  return Decoded(*cm, b.route_table, verb);
+}
+
+// Listed by the history selector, as axctl rollback does: the console Role
+// may list ConfigMaps but get only the served one.
+std::optional<Snapshot> KeptSnapshot(const TrafficBaseline& b, uint64_t version,
+                                     std::string_view verb) {
+  const std::string name = HistoryConfigMapName(b.route_table, version);
+  auto kept = b.cluster->kube.client->List(
+      kube::ConfigMaps().In(b.cluster->ns),
+      {.label_selector = RouteTableHistorySelector(b.route_table)});
+  if (!kept) {
+    std::cerr << verb << ": listing the kept versions of " << b.route_table
+              << ": " << kept.error().ToString() << "\n";
+    return std::nullopt;
+  }
+  for (const nlohmann::json& cm : kept->items) {
+    if (cm.value("/metadata/name"_json_pointer, "") == name) {
+      // A list's items go without their kind.
+      nlohmann::json object = cm;
+      object["apiVersion"] = "v1";
+      object["kind"] = "ConfigMap";
+      return Decoded(object, name, verb);
+    }
+  }
+  std::cerr << verb << ": version " << version << " is not kept (no ConfigMap "
+            << name << ")\n";
+  return std::nullopt;
 }
 
 bool ListWorld(TrafficBaseline& b, std::string_view verb) {
@@ -78,7 +111,7 @@ std::optional<TrafficBaseline> LoadTrafficBaseline(const Args& args,
   if (!b.cluster) return std::nullopt;
   b.route_table =
       args.Has("--route-table") ? args.Get("--route-table") : "ax-route-table";
-  std::optional<Snapshot> served = ConfigMapSnapshot(b, b.route_table, verb);
+  std::optional<Snapshot> served = ServedSnapshot(b, verb);
   if (!served || !ListWorld(b, verb)) return std::nullopt;
   b.served = std::move(*served);
   return b;
@@ -102,8 +135,7 @@ std::optional<Snapshot> NamedSnapshot(const TrafficBaseline& baseline,
                 << ": kept versions live in a cluster (not with --manifests)\n";
       return std::nullopt;
     }
-    return ConfigMapSnapshot(
-        baseline, HistoryConfigMapName(baseline.route_table, version), verb);
+    return KeptSnapshot(baseline, version, verb);
   }
   return SnapshotFromFile(name);
 }

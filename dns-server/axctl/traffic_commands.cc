@@ -184,7 +184,7 @@ int SimulateCommand(const Args& args) {
     if (!LoadManifests(args.All("--with"), what_if.objects, CrossCheck::kNo))
       return 1;
     for (const std::string& path : args.All("--with")) {
-      said.push_back("with " + path);
+      said.push_back(path + " applied");
     }
   }
   std::optional<TrafficBaseline> baseline =
@@ -200,11 +200,12 @@ int SimulateCommand(const Args& args) {
   const Snapshot after =
       Rebuild(world, inputs, baseline->served, flags->options.now_ms);
   std::string headline = "simulate: served (v" +
-                         std::to_string(baseline->served.version) + ") with";
-  for (const auto& s : said) headline += " " + s.get<std::string>() + ";";
-  if (said.empty()) headline += " nothing changed;";
-  headline.back() = '\n';
-  headline.pop_back();
+                         std::to_string(baseline->served.version) +
+                         "), what if:";
+  for (const auto& s : said) {
+    headline += (&s == &said.front() ? " " : "; ") + s.get<std::string>();
+  }
+  if (said.empty()) headline += " nothing changed";
   return Report(baseline->served, after, *flags, {{"whatIf", said}}, headline);
 }
 

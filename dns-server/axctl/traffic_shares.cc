@@ -1,6 +1,7 @@
 // Where each Region's clients go, replayed through the data plane's pick.
 #include "axctl/traffic_shares.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -63,10 +64,15 @@ std::string Percent(double share) {
 std::vector<RegionShares> SampleShares(const Snapshot& snapshot,
                                        const SampleOptions& options) {
   std::vector<RegionShares> out;
+  // A `default: true` Region claims every client: nobody is unclassified.
+  const bool catch_all =
+      std::any_of(snapshot.regions.begin(), snapshot.regions.end(),
+                  [](const SnapshotRegion& r) { return r.match.catch_all; });
   for (const SnapshotDomain& domain : snapshot.domains) {
     // routes[i] for region i, then the unclassified clients' route.
     for (uint32_t r = 0; r < domain.routes.size(); ++r) {
       const bool classified = r < snapshot.regions.size();
+      if (!classified && catch_all) continue;
       RegionShares shares{domain.name,
                           classified ? snapshot.regions[r].name : kUnclassified,
                           options.clients_per_region,
@@ -74,8 +80,8 @@ std::vector<RegionShares> SampleShares(const Snapshot& snapshot,
                           {}};
       // The same clients and draws for a (Domain, Region) in any snapshot:
       // two tables compared differ only where their routes do.
-      const uint64_t stream = options.seed ^ Fnv1a64(domain.name + "/" +
-                                                     shares.region);
+      const uint64_t stream =
+          options.seed ^ Fnv1a64(domain.name + "/" + shares.region);
       Rng cohorts(stream), picks(~stream);
       for (uint32_t i = 0; i < options.clients_per_region; ++i) {
         const ClientContext client{.cohort = cohorts.Next()};
@@ -85,6 +91,12 @@ std::vector<RegionShares> SampleShares(const Snapshot& snapshot,
         ++shares.lead[answer.count > 0 ? snapshot.nodes[answer.nodes[0]].name
                                        : kDomainFallbackLead];
         ++shares.steps[StepOf(snapshot, answer)];
+        uint64_t signature = Fnv1a64(StepOf(snapshot, answer));
+        for (uint32_t k = 0; k < answer.count; ++k) {
+          signature =
+              Fnv1a64(snapshot.nodes[answer.nodes[k]].name + ";", signature);
+        }
+        shares.answers.push_back(signature);
       }
       out.push_back(std::move(shares));
     }
@@ -116,9 +128,21 @@ json CompareShares(const std::vector<RegionShares>& before,
                        min_change, changed);
     json steps = Pairs(b ? &b->steps : nullptr, nb, a ? &a->steps : nullptr, na,
                        min_change, changed);
+    uint32_t moved = 0;
+    if (b != nullptr && a != nullptr &&
+        b->answers.size() == a->answers.size()) {
+      for (size_t i = 0; i < b->answers.size(); ++i) {
+        moved += b->answers[i] != a->answers[i];
+      }
+    } else {
+      moved = std::max(nb, na);  // one side has no such pair: all changed
+    }
+    const double answers_changed = Share(moved, std::max(nb, na));
+    if (answers_changed >= min_change && moved > 0) changed = true;
     regions.push_back({{"domain", key.first},
                        {"region", key.second},
                        {"changed", changed},
+                       {"answersChanged", answers_changed},
                        {"nodes", std::move(nodes)},
                        {"steps", std::move(steps)}});
   }
@@ -139,6 +163,11 @@ std::string SharesText(const json& model, bool all) {
   for (const json& r : model.at("regions")) {
     ++total;
     if (r.at("changed").get<bool>()) ++changed;
+    const double moved = r.value("answersChanged", 0.0);
+    if (all || moved > 0) {
+      rows.push_back({r.at("domain"), r.at("region"),
+                      "clients whose answer changes", "", Percent(moved)});
+    }
     for (const auto& [part, label] :
          {std::pair{"nodes", "node "}, std::pair{"steps", "step "}}) {
       for (const auto& [name, v] : r.at(part).items()) {

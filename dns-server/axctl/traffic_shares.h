@@ -26,6 +26,10 @@ struct RegionShares {
   // "Region", "FallbackRegion cn-north-unicom", "AllHealthy", ... (with
   // " (spilled)" for the spilled share) -> clients.
   std::map<std::string, uint32_t> steps;
+  // Per client, in sampling order: its whole answer (the nodes, in order,
+  // hashed), so two samplings of the same clients can say whose answer
+  // changed, not only where the shares went.
+  std::vector<uint64_t> answers;
 };
 
 inline constexpr char kUnclassified[] = "(unclassified)";
@@ -41,15 +45,16 @@ struct SampleOptions {
   IpFamily family = IpFamily::kV4;  // A queries; kV6: AAAA
 };
 
-// Every Domain of `snapshot` by every Region (and the unclassified), in the
-// snapshot's order.
+// Every Domain of `snapshot` by every Region (and the unclassified, unless a
+// default Region claims them), in the snapshot's order.
 std::vector<RegionShares> SampleShares(const Snapshot& snapshot,
                                        const SampleOptions& options);
 
 // `before` against `after` per (Domain, Region) as shares (0..1): one JSON
-// model {clientsPerRegion, regions: [{domain, region, changed, nodes: {name:
-// {before, after}}, steps: {...}}]}. A pair is changed when a share moved by
-// at least `min_change`.
+// model {clientsPerRegion, regions: [{domain, region, changed,
+// answersChanged, nodes: {name: {before, after}}, steps: {...}}]}.
+// answersChanged is the share of clients whose whole answer differs. A pair
+// is changed when that or a share moved by at least `min_change`.
 nlohmann::json CompareShares(const std::vector<RegionShares>& before,
                              const std::vector<RegionShares>& after,
                              uint32_t clients_per_region, double min_change);

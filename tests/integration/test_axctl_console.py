@@ -337,6 +337,70 @@ def test_rollback_and_resume(cluster, operator):
             "found)") in r.stderr
 
 
+def test_diff_and_simulate(cluster, operator, tmp_path):
+    before = wait_for("a published table", lambda: route_table(cluster), 30)[0]
+    cluster.kubectl("patch", "axdom", "www", "-n", NS, "--type", "merge", "-p",
+                    json.dumps({"spec": {"maxAnswers": 1}}))
+    try:
+        wait_for("the change published", lambda: route_table(cluster)[0] > before, 30)
+        r = axctl(cluster, "diff", "--from", f"v{before}", "--to", "served", "-o", "json")
+        assert r.returncode == 0, r.stderr
+        (region,) = json.loads(r.stdout)["regions"]
+        # Every client loses its second address; which node leads stays.
+        assert (region["region"], region["changed"], region["answersChanged"]) == (
+            "all", True, 1.0)
+        assert all(v["before"] == v["after"] for v in region["nodes"].values()), region
+        r = axctl(cluster, "diff")  # served -> next: the operator is up to date
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.splitlines()[-1].startswith("0 of 1 (domain, region) pairs changed")
+    finally:
+        cluster.kubectl("patch", "axdom", "www", "-n", NS, "--type", "merge", "-p",
+                        json.dumps({"spec": {"maxAnswers": 2}}))
+
+    disabled = tmp_path / "a-disabled.yaml"
+    node_a = next(o for o in WORLD if o["metadata"]["name"] == "a")
+    disabled.write_text(yaml.safe_dump(
+        {**node_a, "spec": {**node_a["spec"], "adminState": "Disabled"}}))
+    r = axctl(cluster, "simulate", "--with", str(disabled))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("simulate: served (v"), r.stdout
+    assert r.stdout.splitlines()[0].endswith(f"what if: {disabled} applied"), r.stdout
+    r = axctl(cluster, "simulate", "--with", str(disabled), "-o", "json")
+    (region,) = json.loads(r.stdout)["regions"]
+    assert region["nodes"]["b"]["after"] == 1.0 and region["nodes"]["a"]["after"] == 0.0
+    r = axctl(cluster, "simulate", "--down", "a")
+    assert r.returncode == 1
+    assert "simulate: Node a has no healthCheck: its health follows adminState" in r.stderr
+    r = axctl(cluster, "simulate", "--load", "a")
+    assert r.returncode == 2 and "want NODE=PERCENT" in r.stderr
+
+
+def test_simulate_and_diff_standalone():
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(axctl_path()), *args, "--manifests", str(QUICKSTART)],
+                              capture_output=True, text=True, timeout=60, check=False)
+
+    r = run("simulate", "--down", "gz-01", "-o", "json")
+    assert r.returncode == 0, r.stderr
+    model = json.loads(r.stdout)
+    www = next(x for x in model["regions"]
+               if (x["domain"], x["region"]) == ("www", "cn-south-telecom"))
+    assert www["nodes"]["gz-01"] == {"before": 1.0, "after": 0.0}
+    assert www["nodes"]["bj-01"] == {"before": 0.0, "after": 1.0}
+    assert www["steps"]["FallbackRegion cn-north-unicom"]["after"] == 1.0
+    assert not next(x for x in model["regions"]
+                    if (x["domain"], x["region"]) == ("www", "us-west"))["changed"]
+    r = run("diff")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "diff: served (v1) -> next (v2)",
+        "0 of 8 (domain, region) pairs changed; 2000 sampled clients each (shares within "
+        "+-2.2 points, 95%)"]
+    r = run("diff", "--from", "v3")
+    assert r.returncode == 1
+    assert "kept versions live in a cluster (not with --manifests)" in r.stderr
+
+
 def test_the_console_role_is_enough_and_no_more(cluster):
     token = json.loads(cluster.console_kubeconfig.read_text())["users"][0]["user"]["token"]
 

@@ -20,13 +20,16 @@ generous: they check behaviour, not speed (tests/bench/api_latency measures that
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 import time
+from collections import Counter
 
+import dns.rdatatype
 import pytest
 
-from axharness import HarnessError, built_binary
+from axharness import HarnessError, ask, built_binary, make_query
 from chainharness import (BJ, BJ_01, GZ, GZ_01, GZ_02, POD, QUICKSTART_WWW, SJ_02, US,
                           US_SUBNETS, Chain)
 from operatorharness import NS, route_table
@@ -114,9 +117,74 @@ def test_canary_edit(chain):
     assert SJ_02 not in chain.ask("api.example.test", BJ)
 
 
+def axctl_json(chain, *args: str) -> dict:
+    axctl = built_binary("AX_AXCTL_BIN", "dns-server/axctl")
+    r = subprocess.run([str(axctl), *args, "--kubeconfig", str(chain.kube.kubeconfig),
+                        "-n", NS, "-o", "json"], capture_output=True, text=True,
+                       timeout=60, check=True)
+    return json.loads(r.stdout)
+
+
+# Clients whose answers `axctl simulate` predicts: one per quickstart area, and one
+# (London) that only the default Region "global" claims.
+SAMPLED = (GZ, BJ, US, "81.2.69.0/24")
+SHARE_QUERIES = 300
+
+
+def node_by_address(chain) -> dict[str, str]:
+    items = json.loads(chain.kube.kubectl("get", "axnode", "-n", NS, "-o", "json").stdout)
+    return {a: n["metadata"]["name"] for n in items["items"] for a in n["spec"]["addresses"]}
+
+
+def served_shares(chain, fqdn: str, ecs: str, by_address: dict[str, str]) -> dict[str, float]:
+    """Share of SHARE_QUERIES answers that each node's address leads (the address a
+    client uses first), by node name."""
+    lead = Counter()
+    for _ in range(SHARE_QUERIES):
+        reply = ask(make_query(fqdn, "A", ecs=ecs), chain.dns.port, timeout=2.0)
+        a = next((r.address for rrset in reply.answer if rrset.rdtype == dns.rdatatype.A
+                  for r in rrset), None)
+        lead[by_address.get(a, a or "(none)")] += 1
+    return {n: c / SHARE_QUERIES for n, c in lead.items()}
+
+
+def region_of(chain, fqdn: str, ecs: str) -> str:
+    status, body = chain.dns.http_get(f"/v1/explain?name={fqdn}&client=192.0.2.1&ecs={ecs}")
+    assert status == 200, body
+    return json.loads(body)["classification"].get("region", "(unclassified)")
+
+
+def assert_predicted(chain, model: dict, side: str) -> None:
+    """Every sampled (Domain, Region): the shares ax-dns serves now are the model's
+    `side` shares within sampling error (4 standard deviations of SHARE_QUERIES
+    answers, plus 2 points for the model's own estimate)."""
+    domains = {"www.example.test": "www", "api.example.test": "api"}
+    by_address = node_by_address(chain)
+    for fqdn, domain in domains.items():
+        for ecs in SAMPLED:
+            region = region_of(chain, fqdn, ecs)
+            row = next(r for r in model["regions"]
+                       if r["domain"] == domain and r["region"] == region)
+            want = {n: v[side] for n, v in row["nodes"].items()}
+            got = served_shares(chain, fqdn, ecs, by_address)
+            for node in set(want) | set(got):
+                p, q = want.get(node, 0.0), got.get(node, 0.0)
+                bound = 4 * math.sqrt(p * (1 - p) / SHARE_QUERIES) + 0.02
+                assert abs(p - q) <= bound, (
+                    f"{domain} {region} ({ecs}) {side}: {node} served {q:.3f}, "
+                    f"predicted {p:.3f} (+-{bound:.3f}); predicted {want}, served {got}")
+
+
 def test_backend_down_leaves_the_answers(chain):
-    """backend -> ax-probe -> ProbeReport -> ax-operator -> ConfigMap -> ax-dns."""
+    """backend -> ax-probe -> ProbeReport -> ax-operator -> ConfigMap -> ax-dns; and
+    `axctl simulate --down gz-01`, run before, predicted the shares served after."""
     gz = chain.quickstart.backends["gz-01"]
+    model = axctl_json(chain, "simulate", "--down", "gz-01", "--clients", "4000")
+    assert model["whatIf"] == ["gz-01 Down"]
+    changed = {(r["domain"], r["region"]) for r in model["regions"] if r["changed"]}
+    assert {("www", "cn-south-telecom"), ("api", "cn-south-telecom")} <= changed, changed
+    assert ("www", "us-west") not in changed
+    assert_predicted(chain, model, "before")  # the served table, replayed
     chain.quickstart.demo.stop_node("gz-01")
     # failureThreshold probes of a jittered interval, then one pass of each part.
     took = chain.wait_www(GZ, {BJ_01}, gz.interval_s * gz.failure_threshold * 1.1 + CHANGE_S,
@@ -128,6 +196,7 @@ def test_backend_down_leaves_the_answers(chain):
     assert {r["node"]: r["health"] for r in report["spec"]["results"]}["gz-01"] == "Down"
     assert chain.node_health()["gz-01"] == "Down"
     assert chain.www(US) == QUICKSTART_WWW[US]  # the others untouched
+    assert_predicted(chain, model, "after")
 
 
 def test_axctl_status_shows_each_replica(chain):

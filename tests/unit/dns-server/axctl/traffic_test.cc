@@ -169,7 +169,9 @@ TEST(WhatIf, DownEverywhereSendsTheRegionToItsFallback) {
   EXPECT_EQ(south.at("nodes").at("bj-01").at("after"), 1.0);
   EXPECT_EQ(south.at("steps").at("FallbackRegion north").at("after"), 1.0);
   EXPECT_EQ(south.at("steps").at("Region").at("after"), 0.0);
+  EXPECT_EQ(south.at("answersChanged"), 1.0);
   EXPECT_FALSE(north.at("changed"));
+  EXPECT_EQ(north.at("answersChanged"), 0.0);
 }
 
 TEST(WhatIf, DownForOneGroupOnlyMovesThatGroupsRegions) {
