@@ -191,6 +191,26 @@ bool DecodeCanaryStep(Context& ctx, const std::string& path, const json& v,
   return true;
 }
 
+// An optional number: absent stays nullopt.
+void ReadOptional(Fields& f, std::string_view key, std::optional<double>& out) {
+  if (!f.Has(key)) return;
+  double v = 0;
+  f.Read(key, v);
+  out = v;
+}
+
+bool DecodeCanaryMetric(Context& ctx, const std::string& path, const json& v,
+                        CanaryMetric& out) {
+  Fields m(ctx, &v, path);
+  m.ReadRequired("name", out.name);
+  m.ReadRequired("prometheus", out.prometheus);
+  m.ReadRequired("query", out.query);
+  ReadOptional(m, "max", out.max);
+  ReadOptional(m, "maxOverBaseline", out.max_over_baseline);
+  m.Read("for", out.for_ms, &DecodeMilliseconds);
+  return true;
+}
+
 void ParseBody(Fields& top, Canary& c) {
   {
     Fields spec = top.Sub("spec");
@@ -201,6 +221,8 @@ void ParseBody(Fields& top, Canary& c) {
     Fields analysis = spec.Sub("analysis");
     analysis.Read("maxFailures", c.analysis.max_failures);
     analysis.Read("maxLatency", c.analysis.max_latency_ms, &DecodeMilliseconds);
+    analysis.Read("interval", c.analysis.interval_ms, &DecodeMilliseconds);
+    analysis.Read("metrics", c.analysis.metrics, &DecodeCanaryMetric);
   }
   // The operator owns status and may add conditions or observedGeneration.
   Fields status = top.Sub("status", Fields::Unknown::kAllow);

@@ -329,10 +329,40 @@ class Checker {
                   Num(c.steps[i - 1].percent));
       }
     }
+    CheckCanaryAnalysis(c);
     if (c.status_percent &&
         (*c.status_percent < 0 || *c.status_percent > 100)) {
       Error(c, "status.percent",
             "must be 0..100, got " + Num(*c.status_percent));
+    }
+  }
+
+  void CheckCanaryAnalysis(const Canary& c) {
+    // Prometheus is asked no more often than this: a scrape interval is
+    // rarely shorter.
+    if (c.analysis.interval_ms < 5000) {
+      Error(c, "spec.analysis.interval", "must be at least 5s");
+    }
+    std::set<std::string> names;
+    for (size_t i = 0; i < c.analysis.metrics.size(); ++i) {
+      const CanaryMetric& m = c.analysis.metrics[i];
+      const std::string at = Indexed("spec.analysis.metrics", i);
+      if (!names.insert(m.name).second) {
+        Error(c, at + ".name", "\"" + m.name + "\" is used twice");
+      }
+      if (!m.prometheus.starts_with("http://") &&
+          !m.prometheus.starts_with("https://")) {
+        Error(
+            c, at + ".prometheus",
+            "must be an http:// or https:// URL, got \"" + m.prometheus + "\"");
+      }
+      // Without it the canary and its baseline ask the same question.
+      if (m.query.find("{{node}}") == std::string::npos) {
+        Error(c, at + ".query", "must contain {{node}} (the node's name)");
+      }
+      if (!m.max && !m.max_over_baseline) {
+        Error(c, at, "needs max, maxOverBaseline or both");
+      }
     }
   }
 

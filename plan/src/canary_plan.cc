@@ -31,7 +31,10 @@ bool AnalysisSets(const json* object, const char* key) {
 
 CanarySignals SignalsFor(const Canary& canary, const json* object,
                          const World& world, const StatusMap& status,
-                         const NodeHealth& health, int64_t now_ms) {
+                         const NodeHealth& health,
+                         const std::vector<std::string>& baseline,
+                         const ObservedState& observed) {
+  const int64_t now_ms = observed.now_ms;
   CanarySignals s;
   for (const Node& n : world.nodes) {
     if (n.meta.name != canary.node) continue;
@@ -58,6 +61,10 @@ CanarySignals SignalsFor(const Canary& canary, const json* object,
   if (AnalysisSets(object, "maxLatency")) {
     s.max_latency_ms = canary.analysis.max_latency_ms;
   }
+  auto readings = observed.canary_readings.find(canary.meta.name);
+  s.metrics = JudgeMetrics(
+      canary, baseline,
+      readings == observed.canary_readings.end() ? nullptr : &readings->second);
   return s;
 }
 
@@ -77,10 +84,16 @@ std::map<std::string, CanaryDecision> ProgressCanaries(
         object ? ReadCanaryControl(*object, canary.meta.generation,
                                    canary.steps.size())
                : CanaryControl{};
+    const std::vector<std::string> baseline =
+        BaselineNodes(canary, world, observed.now_ms);
     CanaryDecision d = ProgressCanary(
         canary, canary.meta.generation, current,
-        SignalsFor(canary, object, world, status, health, observed.now_ms),
+        SignalsFor(canary, object, world, status, health, baseline, observed),
         observed.now_ms, control);
+    if (d.state.phase == CanaryPhase::kProgressing ||
+        d.state.phase == CanaryPhase::kPaused) {
+      d.queries = QueriesFor(canary, baseline);
+    }
     canary.status_percent = d.state.percent;
     canary.status_phase = CanaryPhaseName(d.state.phase);
     out.emplace(canary.meta.name, std::move(d));

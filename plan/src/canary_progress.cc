@@ -70,6 +70,21 @@ std::string AnalysisFailure(const Canary& spec, const CanarySignals& node) {
            " ms, over spec.analysis.maxLatency " + Num(*node.max_latency_ms) +
            " ms";
   }
+  for (const MetricVerdict& m : node.metrics) {
+    if (!m.breach.empty()) return m.breach;
+  }
+  return "";
+}
+
+// Why the metrics cannot let the rollout step on yet, or "": each must have
+// been read since the step's share was published.
+std::string MetricsWait(const CanarySignals& node, const CanaryState& s) {
+  for (const MetricVerdict& m : node.metrics) {
+    if (!m.missing.empty()) return m.missing;
+    if (m.read_at_ms < s.step_started_at_ms) {
+      return "metric " + m.name + " not read since the step began";
+    }
+  }
   return "";
 }
 
@@ -87,7 +102,7 @@ bool Promote(const Canary& spec, const CanaryControl& control, bool node_ready,
 // with what was left of the step's pause, promote or step on when due, pause.
 // True when it promoted.
 bool Steer(const Canary& spec, const CanaryControl& control, bool node_ready,
-           int64_t now_ms, CanaryState& s) {
+           bool judged, int64_t now_ms, CanaryState& s) {
   if (s.phase == CanaryPhase::kPaused && !control.paused) {
     s.step_started_at_ms += now_ms - s.paused_at_ms;
     s.paused_at_ms = 0;
@@ -95,7 +110,7 @@ bool Steer(const Canary& spec, const CanaryControl& control, bool node_ready,
   }
   const bool promoted = Promote(spec, control, node_ready, now_ms, s);
   if (!promoted && s.phase == CanaryPhase::kProgressing && !control.paused &&
-      node_ready && now_ms >= StepDueMs(spec, s)) {
+      node_ready && judged && now_ms >= StepDueMs(spec, s)) {
     Enter(spec, s.step + 1, now_ms, s);
   }
   if (control.paused && s.phase == CanaryPhase::kProgressing) {
@@ -152,14 +167,18 @@ void Describe(const Canary& spec, const CanarySignals& node, bool node_ready,
                      kCanaryPausedAnnotation + " to go";
       }
       break;
-    case CanaryPhase::kProgressing:
+    case CanaryPhase::kProgressing: {
       d.message = "step " + std::to_string(s.step + 1) + "/" +
                   std::to_string(spec.steps.size()) + ": " + at +
                   (node_ready ? " until "
                               : ", held while the node is not Up; "
                                 "the next step is due at ") +
                   FormatRfc3339Seconds(StepDueMs(spec, s));
+      if (std::string wait = MetricsWait(node, s); !wait.empty()) {
+        d.message += ", and then waits until " + wait;
+      }
       break;
+    }
     case CanaryPhase::kPaused:
       d.message = "step " + std::to_string(s.step + 1) + "/" +
                   std::to_string(spec.steps.size()) + ": " + at +
@@ -263,7 +282,8 @@ CanaryDecision ProgressCanary(const Canary& spec, int64_t generation,
       } else if (control.abort) {
         Fail(aborted_by, true, s);
       } else {
-        promoted = Steer(spec, control, node_ready, now_ms, s);
+        promoted = Steer(spec, control, node_ready,
+                         MetricsWait(node, s).empty(), now_ms, s);
       }
       break;
     case CanaryPhase::kSucceeded:

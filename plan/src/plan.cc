@@ -218,6 +218,10 @@ Plan ComputePlan(const ObservedState& observed) {
   plan.route_table = decision.config_map;
   plan.history_creates = decision.history_creates;
   plan.history_deletes = decision.history_deletes;
+  for (const auto& [name, c] : canaries) {
+    plan.canary_queries.insert(plan.canary_queries.end(), c.queries.begin(),
+                               c.queries.end());
+  }
   RouteTableEvents(observed, previous, decision, plan.events);
 
   const StatusInputs in{observed,  gathered, health,

@@ -197,9 +197,25 @@ struct CanaryStep {
   uint32_t pause_seconds = 0;
 };
 
+// A signal read from Prometheus for a Canary: `query` (PromQL, "{{node}}"
+// standing for a node's name) for the canary node and for each baseline node
+// (the Domain's other nodes in the Canary's regions). The rollout fails when
+// the canary's value stays above `max`, or above the baseline's by more than
+// `max_over_baseline`, for `for_ms`.
+struct CanaryMetric {
+  std::string name;
+  std::string prometheus;  // base URL: http://prometheus.monitoring:9090
+  std::string query;
+  std::optional<double> max;
+  std::optional<double> max_over_baseline;
+  uint32_t for_ms = 0;  // 0: one reading decides
+};
+
 struct CanaryAnalysis {
   uint32_t max_failures = 0;
-  double max_latency_ms = 0;  // 0 = not checked
+  double max_latency_ms = 0;      // 0 = not checked
+  uint32_t interval_ms = 60'000;  // how often the metrics are read
+  std::vector<CanaryMetric> metrics;
 };
 
 struct Canary {

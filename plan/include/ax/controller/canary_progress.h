@@ -15,6 +15,7 @@
 #include <string>
 
 #include "ax/controller/canary_control.h"
+#include "ax/controller/canary_metrics.h"
 #include "ax/controller/node_health.h"
 #include "ax/controller/observed_state.h"
 #include "ax/model.h"
@@ -54,6 +55,8 @@ struct CanarySignals {
   // spec.analysis limits that are set (the model's 0 means unset).
   std::optional<uint32_t> max_failures;
   std::optional<double> max_latency_ms;
+  // spec.analysis.metrics as their readings judge them.
+  std::vector<MetricVerdict> metrics;
 };
 
 struct CanaryDecision {
@@ -69,13 +72,17 @@ struct CanaryDecision {
   // When the next step is due (Progressing only): requeue then.
   std::optional<int64_t> next_step_at_ms;
   bool changed = false;  // phase, step or percent differ from `current`
+  // While the analysis runs (Progressing, Paused): the metrics to read.
+  std::vector<CanaryQuery> queries;
 };
 
 // One step of the state machine. A new spec generation restarts the rollout
 // at step 0; Failed and Succeeded hold until then (an abort still takes a
 // Succeeded share back). At most one step advances per call (each step's share
 // must be published before its pause counts), and only while the node is Up;
-// a promotion jumps to its step at once. The analysis runs while Paused.
+// a promotion jumps to its step at once. The analysis runs while Paused. With
+// spec.analysis.metrics a step also waits until each metric has been read
+// since the step began and is within its limits; a breach fails the rollout.
 CanaryDecision ProgressCanary(const Canary& spec, int64_t generation,
                               const std::optional<CanaryState>& current,
                               const CanarySignals& node, int64_t now_ms,

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ax/controller/canary_metrics.h"
 #include "ax/gather.h"
 #include "ax/quorum.h"
 #include "ax/route_table_configmap.h"
@@ -45,6 +46,9 @@ struct ObservedState : ApiObjects {
   // The kept versions: ConfigMaps listed with RouteTableHistorySelector()
   // (route_table_configmap.h), with their data. Others are ignored.
   std::vector<nlohmann::json> history;
+  // The latest Prometheus readings of the Canaries' metrics (the operator
+  // evaluates the Plan's canary_queries); empty where nobody reads them.
+  CanaryReadings canary_readings;
   int64_t now_ms = 0;  // wall clock, unix milliseconds
   PlanOptions options;
 };

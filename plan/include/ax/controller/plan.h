@@ -82,6 +82,9 @@ struct Plan {
   // Plan again after this long even if nothing is watched changing: the next
   // Rule expiry, canary step or report turning stale. Unset: on change only.
   std::optional<int64_t> requeue_after_ms;
+  // The PromQL the caller keeps evaluating for running Canaries' metrics
+  // (each at its interval), feeding the readings back in canary_readings.
+  std::vector<CanaryQuery> canary_queries;
   // Objects left out and why ("Kind/name" -> errors), for logs.
   std::map<std::string, std::vector<ManifestError>> invalid_objects;
 };
