@@ -79,8 +79,11 @@ bool OperatorService::Start(std::string* error) {
   options.plan.history_depth = config_.history;
   options.debounce = config_.debounce;
   options.resync = config_.resync;
-  reconciler_ = std::make_unique<Reconciler>(*cache_, *applier_, *metrics_,
-                                             std::move(options));
+  metric_reader_ = std::make_unique<MetricReader>([this] {
+    if (reconciler_) reconciler_->MarkDirty();
+  });
+  reconciler_ = std::make_unique<Reconciler>(
+      *cache_, *applier_, *metrics_, std::move(options), metric_reader_.get());
 
   if (config_.leader_elect) {
     kube::LeaderElectionConfig election;
@@ -122,6 +125,7 @@ bool OperatorService::Start(std::string* error) {
                 {"identity", config_.identity},
                 {"leader_elect", config_.leader_elect}});
   cache_->Start();
+  metric_reader_->Start();
   reconciler_->Start();
   if (elector_) {
     elector_->Start();
@@ -134,6 +138,7 @@ bool OperatorService::Start(std::string* error) {
 void OperatorService::Stop() {
   // The loop first (no write after this), then the elector, which releases
   // the lease so a successor need not wait for it to expire.
+  if (metric_reader_) metric_reader_->Stop();  // no more wake-ups
   if (reconciler_) reconciler_->Stop();
   if (elector_) elector_->Stop();
   if (cache_) cache_->Stop();

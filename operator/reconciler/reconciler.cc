@@ -12,10 +12,12 @@ namespace ax::controller {
 namespace {}  // namespace
 
 Reconciler::Reconciler(ClusterCache& cache, PlanApplier& applier,
-                       OperatorMetrics& metrics, ReconcilerOptions options)
+                       OperatorMetrics& metrics, ReconcilerOptions options,
+                       MetricReader* reader)
     : cache_(cache),
       applier_(applier),
       metrics_(metrics),
+      reader_(reader),
       options_(std::move(options)),
       backoff_(kube::BackoffPolicy{}, kube::OsSeededRandom()) {}
 
@@ -48,7 +50,11 @@ void Reconciler::SetLeader(bool leader) {
   metrics_.SetLeader(leader);
   runtime::Log(runtime::LogLevel::kInfo,
                leader ? "started leading" : "stopped leading", {});
-  if (leader) MarkDirty();
+  if (leader) {
+    MarkDirty();
+  } else if (reader_) {
+    reader_->Want({});  // the next leader reads them
+  }
 }
 
 void Reconciler::Run() {
@@ -89,9 +95,11 @@ std::optional<Reconciler::Clock::duration> Reconciler::Pass() {
   }
   const Clock::time_point started = Clock::now();
   for (int attempt = 1;; ++attempt) {
-    const ObservedState observed =
+    ObservedState observed =
         cache_.Gather(runtime::WallMs(), options_.plan, written_);
+    if (reader_) observed.canary_readings = reader_->Readings();
     const Plan plan = ComputePlan(observed);
+    if (reader_ && MayWrite()) reader_->Want(plan.canary_queries);
     // Status writes give way to a newer plan once the world changed.
     const ApplyResult applied =
         applier_.Apply(plan, options_.plan.namespace_name, written_, [this] {

@@ -201,7 +201,7 @@ TEST(CanaryMetricsPlan, BadMetricsAreRefusedWithTheField) {
   EXPECT_THAT(message, HasSubstr("spec.analysis.metrics[0]: needs max, "
                                  "maxOverBaseline or both"));
   EXPECT_THAT(message, HasSubstr("spec.analysis.metrics[0].prometheus: must be "
-                                 "an http:// or https:// URL"));
+                                 "an http:// URL"));
   EXPECT_TRUE(plan.canary_queries.empty());
 }
 
