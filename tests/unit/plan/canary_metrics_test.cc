@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include "ax/controller/plan.h"
-#include "ax/route_table_configmap.h"
 #include "fake_cluster.h"
 
 namespace ax::controller {
@@ -19,6 +18,7 @@ using ::ax::testing::ConditionOf;
 using ::ax::testing::EventLines;
 using ::ax::testing::FakeCluster;
 using ::ax::testing::kT0;
+using ::ax::testing::ServedCanaryPercent;
 using ::ax::testing::SmallCluster;
 using nlohmann::json;
 using ::testing::Contains;
@@ -128,11 +128,6 @@ json MetricCanary() {
             {"for", "1m"}}}}}}});
 }
 
-double ServedPercent(const FakeCluster& c) {
-  const Snapshot s = *ParseRouteTableConfigMap(*c.state.route_table).snapshot;
-  return s.canaries.empty() ? 0 : s.canaries[0].percent;
-}
-
 TEST(CanaryMetricsPlan, AStepWaitsForAReadingUnderTheLimitThenPromotes) {
   FakeCluster c = SmallCluster();
   c.state.canaries.push_back(MetricCanary());
@@ -141,7 +136,7 @@ TEST(CanaryMetricsPlan, AStepWaitsForAReadingUnderTheLimitThenPromotes) {
   EXPECT_EQ(plan.canary_queries[0].canary, "new-gz");
   EXPECT_EQ(plan.canary_queries[0].node, "gz-02");
   EXPECT_EQ(plan.canary_queries[0].interval_ms, 10'000);
-  EXPECT_EQ(ServedPercent(c), 10);
+  EXPECT_EQ(ServedCanaryPercent(c), 10);
   // Due, but the metric has not been read since the step began: held.
   c.ReplaceReports(testing::UpReports(kT0 + 29'000));
   c.Step(kT0 + 30'000);
@@ -160,7 +155,7 @@ TEST(CanaryMetricsPlan, AStepWaitsForAReadingUnderTheLimitThenPromotes) {
   plan = c.Step(kT0 + 32'000);
   EXPECT_THAT(EventLines(plan),
               Contains("Canary/new-gz Normal CanarySucceeded"));
-  EXPECT_EQ(ServedPercent(c), 100);
+  EXPECT_EQ(ServedCanaryPercent(c), 100);
   EXPECT_TRUE(plan.canary_queries.empty());  // done: nothing more to read
 }
 
@@ -168,12 +163,12 @@ TEST(CanaryMetricsPlan, ABreachTakesTheShareBackAtOnce) {
   FakeCluster c = SmallCluster();
   c.state.canaries.push_back(MetricCanary());
   c.Step(kT0);
-  EXPECT_EQ(ServedPercent(c), 10);
+  EXPECT_EQ(ServedCanaryPercent(c), 10);
   c.state.canary_readings["new-gz"]["http-5xx"]["gz-02"] = {0.012,
                                                             kT0 + 10'000};
   Plan plan = c.Step(kT0 + 10'000);
   EXPECT_THAT(EventLines(plan), Contains("Canary/new-gz Warning CanaryFailed"));
-  EXPECT_EQ(ServedPercent(c), 0);
+  EXPECT_EQ(ServedCanaryPercent(c), 0);
   const json& status = c.Status("Canary", "new-gz");
   EXPECT_EQ(status["phase"], "Failed");
   EXPECT_THAT(ConditionOf(status, "Ready")["message"].get<std::string>(),

@@ -8,7 +8,6 @@
 #include "ax/controller/object_ref.h"
 #include "ax/controller/plan.h"
 #include "ax/rfc3339.h"
-#include "ax/route_table_configmap.h"
 #include "fake_cluster.h"
 
 namespace ax::controller {
@@ -18,6 +17,7 @@ using ::ax::testing::ConditionOf;
 using ::ax::testing::EventLines;
 using ::ax::testing::FakeCluster;
 using ::ax::testing::kT0;
+using ::ax::testing::ServedCanaryPercent;
 using ::ax::testing::SmallCluster;
 using nlohmann::json;
 using ::testing::Contains;
@@ -243,11 +243,6 @@ json CanaryObject() {
                           {"analysis", {{"maxFailures", 2}}}});
 }
 
-double ServedPercent(const FakeCluster& c) {
-  const Snapshot s = *ParseRouteTableConfigMap(*c.state.route_table).snapshot;
-  return s.canaries.empty() ? 0 : s.canaries[0].percent;
-}
-
 TEST(CanaryPlan, StepsArePublishedAndRecorded) {
   FakeCluster c = SmallCluster();
   c.state.canaries.push_back(CanaryObject());
@@ -262,7 +257,7 @@ TEST(CanaryPlan, StepsArePublishedAndRecorded) {
   EXPECT_EQ(ConditionOf(status, "Ready")["message"],
             "step 1/3: 10% of clients on Node bj-01 until " +
                 FormatRfc3339Seconds(kT0 + 60'000));
-  EXPECT_EQ(ServedPercent(c), 10);
+  EXPECT_EQ(ServedCanaryPercent(c), 10);
 
   c.ReplaceReports(testing::UpReports(kT0 + 59'000));
   plan = c.Step(kT0 + 59'999);
@@ -271,20 +266,20 @@ TEST(CanaryPlan, StepsArePublishedAndRecorded) {
 
   plan = c.Step(kT0 + 60'000);
   EXPECT_EQ(c.Status("Canary", "new-bj")["percent"], 50);
-  EXPECT_EQ(ServedPercent(c), 50);
+  EXPECT_EQ(ServedCanaryPercent(c), 50);
   c.ReplaceReports(testing::UpReports(kT0 + 119'000));
   plan = c.Step(kT0 + 120'000);
   EXPECT_THAT(EventLines(plan),
               Contains("Canary/new-bj Normal CanarySucceeded"));
   EXPECT_EQ(c.Status("Canary", "new-bj")["phase"], "Succeeded");
-  EXPECT_EQ(ServedPercent(c), 100);
+  EXPECT_EQ(ServedCanaryPercent(c), 100);
 }
 
 TEST(CanaryPlan, FailedAnalysisTakesTheShareBack) {
   FakeCluster c = SmallCluster();
   c.state.canaries.push_back(CanaryObject());
   c.Step(kT0);
-  EXPECT_EQ(ServedPercent(c), 10);
+  EXPECT_EQ(ServedCanaryPercent(c), 10);
   std::vector<json> reports = testing::UpReports(kT0 + 4000);
   for (json& r : reports) {
     for (json& result : r["spec"]["results"]) {
@@ -295,7 +290,7 @@ TEST(CanaryPlan, FailedAnalysisTakesTheShareBack) {
   Plan plan = c.Step(kT0 + 5000);
   EXPECT_THAT(EventLines(plan), Contains("Canary/new-bj Warning CanaryFailed"));
   EXPECT_EQ(c.Status("Canary", "new-bj")["phase"], "Failed");
-  EXPECT_EQ(ServedPercent(c), 0);
+  EXPECT_EQ(ServedCanaryPercent(c), 0);
   // Stays failed quietly, also once the node recovers.
   c.ReplaceReports(testing::UpReports(kT0 + 9000));
   plan = c.Step(kT0 + 10'000);
@@ -305,7 +300,7 @@ TEST(CanaryPlan, FailedAnalysisTakesTheShareBack) {
   c.EditSpec("Canary", "new-bj", {{"analysis", {{"maxFailures", 5}}}});
   c.Step(kT0 + 11'000);
   EXPECT_EQ(c.Status("Canary", "new-bj")["phase"], "Progressing");
-  EXPECT_EQ(ServedPercent(c), 10);
+  EXPECT_EQ(ServedCanaryPercent(c), 10);
 }
 
 TEST(CanaryControl, AnnotationsAreReadStrictlyForTheirGeneration) {
@@ -357,7 +352,7 @@ TEST(CanaryPlan, AnnotationsPauseAndAbortTheServedShare) {
   EXPECT_EQ(ConditionOf(status, "Ready")["status"], "True");
   c.ReplaceReports(testing::UpReports(kT0 + 99'000));
   c.Step(kT0 + 100'000);  // past the 1m pause: held
-  EXPECT_EQ(ServedPercent(c), 10);
+  EXPECT_EQ(ServedCanaryPercent(c), 10);
 
   annotations[kCanaryPausedAnnotation] = "maybe";
   c.Step(kT0 + 101'000);
@@ -374,7 +369,7 @@ TEST(CanaryPlan, AnnotationsPauseAndAbortTheServedShare) {
   EXPECT_EQ(status["phase"], "Failed");
   EXPECT_EQ(ConditionOf(status, "Ready")["reason"], "Aborted");
   EXPECT_FALSE(status.contains("pausedAt"));
-  EXPECT_EQ(ServedPercent(c), 0);
+  EXPECT_EQ(ServedCanaryPercent(c), 0);
 }
 
 }  // namespace

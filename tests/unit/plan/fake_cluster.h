@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ax/controller/plan.h"
+#include "ax/route_table_configmap.h"
 #include "operator_objects.h"
 
 namespace ax::testing {
@@ -124,6 +125,12 @@ inline FakeCluster SmallCluster() {
   o.domains = {DomainObject("www")};
   o.probe_reports = UpReports(kT0 - 1000);
   return FakeCluster(std::move(o));
+}
+
+// The first canary's share in the table the cluster publishes (0: none).
+inline double ServedCanaryPercent(const FakeCluster& c) {
+  const Snapshot s = *ParseRouteTableConfigMap(*c.state.route_table).snapshot;
+  return s.canaries.empty() ? 0 : s.canaries[0].percent;
 }
 
 // The condition of `type` in `status`, or null.
