@@ -193,7 +193,7 @@ bool ReadRr(Bytes message, size_t* at, RrFields* rr) {
 // The OPT record (RFC 6891 §6.1.2-3): the RCODE's upper 8 bits from its TTL
 // and, from the options, the Client Subnet's SCOPE (RFC 7871 §6). Unknown
 // options are skipped.
-bool ReadOpt(Bytes message, const RrFields& rr, Answer* out) {
+bool ReadOpt(Bytes message, const RrFields& rr, DnsReply* out) {
   out->rcode |= static_cast<uint16_t>((rr.ttl >> 24) << 4);
   const Bytes options = message.subspan(rr.rdata_at, rr.rdlength);
   for (size_t i = 0; i < options.size();) {
@@ -226,7 +226,7 @@ bool ReadQuestion(Bytes message, size_t* at, dns::WireName* name,
 // Everything after a matching question: the answer section into `out`, the
 // authority section walked over, the additional section searched for OPT.
 bool ReadSections(Bytes message, size_t at, const dns::Header& header,
-                  Answer* out, std::string* error) {
+                  DnsReply* out, std::string* error) {
   const uint32_t total =
       uint32_t{header.ancount} + header.nscount + header.arcount;
   for (uint32_t i = 0; i < total; ++i) {
@@ -313,7 +313,7 @@ std::optional<IpPrefix> ParseSubnet(std::string_view text) {
   return IpPrefix{Mask(*ip, length), length};
 }
 
-AnswerStatus ParseAnswer(Bytes message, Bytes query, Answer* out,
+AnswerStatus ParseAnswer(Bytes message, Bytes query, DnsReply* out,
                          std::string* error) {
   dns::Header header, asked;
   size_t at = dns::kHeaderSize;
@@ -336,7 +336,7 @@ AnswerStatus ParseAnswer(Bytes message, Bytes query, Answer* out,
   } else if (header.qdcount != 0 || header.rcode() == dns::kRcodeNoError) {
     return AnswerStatus::kNotOurs;
   }
-  *out = Answer{};
+  *out = DnsReply{};
   out->flags = header.flags;
   out->rcode = header.rcode();
   return ReadSections(message, at, header, out, error)
@@ -353,7 +353,7 @@ std::string RcodeName(uint16_t rcode) {
   return "RCODE" + std::to_string(rcode);
 }
 
-std::string AnswerToText(const Answer& answer) {
+std::string AnswerToText(const DnsReply& answer) {
   std::string flags;
   for (const std::string& f : FlagNames(answer.flags)) {
     flags += (flags.empty() ? "" : " ") + f;
@@ -371,7 +371,7 @@ std::string AnswerToText(const Answer& answer) {
   return out;
 }
 
-std::string AnswerToJson(const Answer& answer) {
+std::string AnswerToJson(const DnsReply& answer) {
   nlohmann::ordered_json out;
   out["rcode"] = RcodeName(answer.rcode);
   out["flags"] = FlagNames(answer.flags);
@@ -388,7 +388,7 @@ std::string AnswerToJson(const Answer& answer) {
 }
 
 std::optional<std::string> ExpectMismatch(
-    const Answer& answer, const std::vector<IpAddress>& expect) {
+    const DnsReply& answer, const std::vector<IpAddress>& expect) {
   if (expect.empty()) return std::nullopt;
   std::string got;
   for (const AnswerRecord& r : answer.records) {

@@ -41,7 +41,9 @@ struct AnswerRecord {
   std::optional<IpAddress> address;  // A and AAAA
 };
 
-struct Answer {
+// A reply as axctl query reads it (not the data plane's pick, decide.h's
+// Answer).
+struct DnsReply {
   uint16_t flags = 0;  // the header's second word
   uint16_t rcode = 0;  // with the OPT record's upper bits (RFC 6891 §6.1.3)
   std::vector<AnswerRecord> records;  // the answer section
@@ -58,21 +60,21 @@ enum class AnswerStatus : uint8_t {
 // status is not kNotOurs, `out->flags` is set (a truncated UDP answer is asked
 // again over TCP whatever the rest holds); on kMalformed `error` says where.
 AnswerStatus ParseAnswer(std::span<const uint8_t> message,
-                         std::span<const uint8_t> query, Answer* out,
+                         std::span<const uint8_t> query, DnsReply* out,
                          std::string* error);
 
 std::string RcodeName(uint16_t rcode);  // "NOERROR", ..., "RCODE23"
 
 // "status: NOERROR, flags: qr aa, answers: 1, ecs scope: /24" and one line
 // per answer RR ("www.example.test. 30 IN A 192.0.2.10"), newline-terminated.
-std::string AnswerToText(const Answer& answer);
+std::string AnswerToText(const DnsReply& answer);
 // {"rcode":..., "flags":[...], "answers":[{name, type, ttl, data}], and
 // "ecs_scope" when echoed}, on one line.
-std::string AnswerToJson(const Answer& answer);
+std::string AnswerToJson(const DnsReply& answer);
 
 // Why the answer fails --expect (none of its A/AAAA addresses is one of
 // `expect`), or nullopt when it passes or nothing is expected.
-std::optional<std::string> ExpectMismatch(const Answer& answer,
+std::optional<std::string> ExpectMismatch(const DnsReply& answer,
                                           const std::vector<IpAddress>& expect);
 
 }  // namespace ax

@@ -149,7 +149,7 @@ runtime::Fd Connect(const runtime::Endpoint& to, int type, std::string* error) {
 // Up to kUdpTries sends, each followed by `timeout` of waiting for a datagram
 // that answers this query; any other (late, stray, spoofed) is dropped. True
 // with an answer, which may be truncated (then TC is set).
-bool AskUdp(const Exchange& ex, Answer* answer, std::string* error) {
+bool AskUdp(const Exchange& ex, DnsReply* answer, std::string* error) {
   runtime::Fd fd = Connect(ex.server, SOCK_DGRAM, error);
   if (!fd.valid()) return Fail(error, "UDP: " + *error);
   std::vector<uint8_t> buffer(dns::kMaxMessageSize);
@@ -200,7 +200,7 @@ bool Transfer(int fd, std::span<uint8_t> octets, bool sending,
 // One message each way behind a 2-octet length (RFC 1035 §4.2.2), connect
 // included within one `timeout`. A connect that fails (refused) surfaces at
 // the first send.
-bool AskTcp(const Exchange& ex, Answer* answer, std::string* error) {
+bool AskTcp(const Exchange& ex, DnsReply* answer, std::string* error) {
   const Clock::time_point deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(ex.timeout);
   runtime::Fd fd = Connect(ex.server, SOCK_STREAM, error);
@@ -294,7 +294,7 @@ int QueryCommand(const Args& args) {
   ex.query = std::move(*query);
 
   std::string error;
-  Answer answer;
+  DnsReply answer;
   if (!Resolve(server, &ex, &error)) {
     std::cerr << "axctl query: " << error << "\n";
     return 1;

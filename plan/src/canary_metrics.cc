@@ -11,12 +11,6 @@ namespace {
 
 constexpr char kPlaceholder[] = "{{node}}";
 
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%g", v);
-  return buf;
-}
-
 // Prometheus durations in whole seconds ("120s").
 std::string Seconds(int64_t ms) {
   return std::to_string(std::max<int64_t>(1, ms / 1000)) + "s";
@@ -29,6 +23,12 @@ bool InRegions(const Canary& canary, const Region& region) {
 }
 
 }  // namespace
+
+std::string QuotedNumber(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
+}
 
 std::vector<std::string> BaselineNodes(const Canary& canary, const World& world,
                                        int64_t now_ms) {
@@ -135,14 +135,15 @@ std::vector<MetricVerdict> JudgeMetrics(
     const std::string during =
         m.for_ms ? " throughout the last " + Seconds(m.for_ms) : "";
     if (v.canary && m.max && *v.canary > *m.max) {
-      v.breach = what + " is " + Num(*v.canary) + during +
+      v.breach = what + " is " + QuotedNumber(*v.canary) + during +
                  ", above spec.analysis.metrics[" + m.name + "].max " +
-                 Num(*m.max);
+                 QuotedNumber(*m.max);
     } else if (v.canary && v.baseline &&
                *v.canary - *v.baseline > *m.max_over_baseline) {
-      v.breach = what + " is " + Num(*v.canary) + during + ", the baseline's " +
-                 Num(*v.baseline) + ": more than spec.analysis.metrics[" +
-                 m.name + "].maxOverBaseline " + Num(*m.max_over_baseline) +
+      v.breach = what + " is " + QuotedNumber(*v.canary) + during +
+                 ", the baseline's " + QuotedNumber(*v.baseline) +
+                 ": more than spec.analysis.metrics[" + m.name +
+                 "].maxOverBaseline " + QuotedNumber(*m.max_over_baseline) +
                  " above";
     }
     out.push_back(std::move(v));

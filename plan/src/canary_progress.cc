@@ -26,12 +26,6 @@ constexpr char kAnalysisFailed[] = "AnalysisFailed";
 constexpr char kAborted[] = "Aborted";
 constexpr char kShareBack[] = "; the share is back to 0";
 
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%g", v);
-  return buf;
-}
-
 // Enters step `i`: its share now, its pause from now.
 void Enter(const Canary& spec, uint32_t i, int64_t now_ms, CanaryState& s) {
   s.step = i;
@@ -66,9 +60,10 @@ std::string AnalysisFailure(const Canary& spec, const CanarySignals& node) {
   }
   if (node.max_latency_ms && node.latency_ms &&
       *node.latency_ms > *node.max_latency_ms) {
-    return "Node " + spec.node + ": probe latency " + Num(*node.latency_ms) +
-           " ms, over spec.analysis.maxLatency " + Num(*node.max_latency_ms) +
-           " ms";
+    return "Node " + spec.node + ": probe latency " +
+           QuotedNumber(*node.latency_ms) +
+           " ms, over spec.analysis.maxLatency " +
+           QuotedNumber(*node.max_latency_ms) + " ms";
   }
   for (const MetricVerdict& m : node.metrics) {
     if (!m.breach.empty()) return m.breach;
@@ -155,7 +150,8 @@ void EventFor(const std::optional<CanaryState>& before, const CanaryState& s,
 void Describe(const Canary& spec, const CanarySignals& node, bool node_ready,
               const CanaryControl& control, CanaryDecision& d) {
   const CanaryState& s = d.state;
-  const std::string at = Num(s.percent) + "% of clients on Node " + spec.node;
+  const std::string at =
+      QuotedNumber(s.percent) + "% of clients on Node " + spec.node;
   d.reason = CanaryPhaseName(s.phase);
   switch (s.phase) {
     case CanaryPhase::kPending:

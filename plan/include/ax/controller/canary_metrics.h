@@ -64,6 +64,9 @@ struct MetricVerdict {
   std::string missing;  // why it cannot judge yet (no reading, no data), or ""
 };
 
+// A value or limit as Canary messages quote it ("%g": 0.005, 250, 1e-05).
+std::string QuotedNumber(double v);
+
 // Judges each metric of `canary` by `readings` (null: none yet).
 std::vector<MetricVerdict> JudgeMetrics(
     const Canary& canary, const std::vector<std::string>& baseline,

@@ -172,7 +172,7 @@ Bytes GoodAnswer() {
 
 TEST(DnsQueryTest, AnswerWithCompressionEveryTypeAndEchoedScope) {
   const Bytes query = Query(Spec("www.example.test"));
-  Answer answer;
+  DnsReply answer;
   std::string error;
   ASSERT_EQ(ParseAnswer(GoodAnswer(), query, &answer, &error),
             AnswerStatus::kOk)
@@ -225,7 +225,7 @@ TEST(DnsQueryTest, SoaNsUnknownTypesEscapesAndExtendedRcode) {
           .U8(0)
           .Fixed(41, 1u << 24, 0)  // extended RCODE 1: BADVERS (16)
           .b;
-  Answer answer;
+  DnsReply answer;
   std::string error;
   ASSERT_EQ(ParseAnswer(message, query, &answer, &error), AnswerStatus::kOk)
       << error;
@@ -243,7 +243,7 @@ TEST(DnsQueryTest, SoaNsUnknownTypesEscapesAndExtendedRcode) {
 
 TEST(DnsQueryTest, AnswersToSomethingElseAreNotOurs) {
   const Bytes query = Query(Spec("www.example.test"));
-  Answer answer;
+  DnsReply answer;
   std::string error;
   const auto status = [&](Bytes message) {
     return ParseAnswer(message, query, &answer, &error);
@@ -276,7 +276,7 @@ TEST(DnsQueryTest, AnswersToSomethingElseAreNotOurs) {
 TEST(DnsQueryTest, MalformedAnswersAreErrorsNeverCrashes) {
   const Bytes query = Query(Spec("www.example.test"));
   const Bytes good = GoodAnswer();
-  Answer answer;
+  DnsReply answer;
   std::string error;
   // Cut anywhere: never accepted.
   for (size_t size = 0; size < good.size(); ++size) {
@@ -335,7 +335,7 @@ TEST(DnsQueryTest, MalformedAnswersAreErrorsNeverCrashes) {
           static_cast<uint8_t>(rng());
     }
     damaged.resize(damaged.size() - rng() % 8);
-    answer = Answer{};
+    answer = DnsReply{};
     if (ParseAnswer(damaged, query, &answer, &error) !=
         AnswerStatus::kNotOurs) {
       EXPECT_EQ(answer.flags, 0x8400);
@@ -344,7 +344,7 @@ TEST(DnsQueryTest, MalformedAnswersAreErrorsNeverCrashes) {
 }
 
 TEST(DnsQueryTest, ExpectWantsOneOfTheAnsweredAddresses) {
-  Answer answer;
+  DnsReply answer;
   answer.records.push_back({"www.example.test.", 1, 1, 30, "198.51.100.20",
                             ParseIp("198.51.100.20")});
   answer.records.push_back(

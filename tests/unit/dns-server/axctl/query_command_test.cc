@@ -76,7 +76,7 @@ class FakeDns {
     query.resize(static_cast<size_t>(n));
     ++udp_queries;
     if (udp_mode_ == Udp::kSilent) return;
-    const Bytes answer = Answer(query, udp_mode_ == Udp::kTruncate);
+    const Bytes answer = DnsReply(query, udp_mode_ == Udp::kTruncate);
     const auto send = [&](const Bytes& message) {
       ::sendto(udp_.get(), message.data(), message.size(), 0,
                reinterpret_cast<const sockaddr*>(&from), from_len);
@@ -103,7 +103,7 @@ class FakeDns {
       return;
     }
     ++tcp_queries;
-    const Bytes answer = Answer(query, false);
+    const Bytes answer = DnsReply(query, false);
     Bytes framed = {static_cast<uint8_t>(answer.size() >> 8),
                     static_cast<uint8_t>(answer.size())};
     framed.insert(framed.end(), answer.begin(), answer.end());
@@ -111,7 +111,7 @@ class FakeDns {
   }
 
   // Truncated: the question and OPT only, with TC (RFC 2181 §9).
-  static Bytes Answer(const Bytes& query, bool truncate) {
+  static Bytes DnsReply(const Bytes& query, bool truncate) {
     dns::ParsedQuery q;
     EXPECT_EQ(dns::ParseQuery(query, &q), dns::ParseStatus::kOk);
     Bytes out(1232);
