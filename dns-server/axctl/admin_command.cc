@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "ax/runtime/clock.h"
 #include "axctl/cluster.h"
 #include "axctl/for_flag.h"
 #include "axctl/output.h"
@@ -81,7 +82,8 @@ int AdminStateCommand(const Args& args, bool drain) {
     std::cerr << "usage:\n" << kAdminUsage;
     return 2;
   }
-  const std::optional<json> spec = SpecPatch(args, drain, WallClockMs(), verb);
+  const std::optional<json> spec =
+      SpecPatch(args, drain, runtime::WallMs(), verb);
   const auto timeout =
       TimeoutOf(args, verb, std::chrono::milliseconds(600'000));
   if (!spec || !timeout) return 2;

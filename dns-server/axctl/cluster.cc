@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "ax/api_kinds.h"
+#include "ax/manifest_objects.h"
 
 namespace ax {
 
@@ -21,6 +22,33 @@ std::optional<Cluster> ConnectCluster(const Args& args, std::string_view verb) {
 
 kube::Resource AxCollection(std::string_view kind, const std::string& ns) {
   return {kApiGroup, kApiGroupVersion, std::string(ApiPlural(kind)), ns, ""};
+}
+
+std::optional<std::vector<nlohmann::json>> ListAx(kube::Client& client,
+                                                  std::string_view kind,
+                                                  const std::string& ns,
+                                                  std::string_view verb) {
+  auto listed = client.List(AxCollection(kind, ns));
+  if (!listed) {
+    std::cerr << verb << ": listing " << ApiPlural(kind) << " in " << ns << ": "
+              << listed.error().ToString() << "\n";
+    return std::nullopt;
+  }
+  for (nlohmann::json& object : listed->items) {
+    object["apiVersion"] = kApiVersion;
+    object["kind"] = kind;
+  }
+  return std::move(listed->items);
+}
+
+bool ListManifestObjects(kube::Client& client, const std::string& ns,
+                         std::string_view verb, ApiObjects& out) {
+  for (std::string_view kind : kManifestKinds) {
+    auto listed = ListAx(client, kind, ns, verb);
+    if (!listed) return false;
+    *ObjectsOfKind(out, kind) = std::move(*listed);
+  }
+  return true;
 }
 
 }  // namespace ax

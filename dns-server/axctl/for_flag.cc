@@ -9,12 +9,6 @@
 
 namespace ax {
 
-int64_t WallClockMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 std::optional<std::string> EndOfFor(const Args& args, std::string_view verb,
                                     int64_t now_ms) {
   std::chrono::milliseconds lasting{};

@@ -12,9 +12,6 @@
 
 namespace ax {
 
-// The wall clock, in unix milliseconds (what --for counts from).
-int64_t WallClockMs();
-
 // `now_ms` + --for, rounded up to the second, in RFC 3339; nullopt after
 // saying on stderr (prefixed with `verb`) why --for is not a duration of at
 // least a second. Call only when --for is given.

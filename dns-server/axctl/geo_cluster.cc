@@ -14,32 +14,12 @@ namespace {
 
 using nlohmann::json;
 
-// The objects of `kind` in `ns`, each with its apiVersion and kind (list
-// items may come without them, and the parsers check them).
-bool List(kube::Client& client, std::string_view kind, const std::string& ns,
-          std::vector<json>& out) {
-  const auto listed = client.List(AxCollection(kind, ns));
-  if (!listed) {
-    std::cerr << "geo suggest: listing " << ApiPlural(kind) << " in " << ns
-              << ": " << listed.error().ToString() << "\n";
-    return false;
-  }
-  out = listed->items;
-  for (json& object : out) {
-    object["apiVersion"] = kApiVersion;
-    object["kind"] = kind;
-  }
-  return true;
-}
-
 }  // namespace
 
 bool ReadClusterGeo(kube::Client& client, const std::string& ns, int64_t now_s,
                     int64_t max_report_age_s, ClusterGeoInputs& out) {
   ApiObjects objects;
-  for (std::string_view kind : kManifestKinds) {
-    if (!List(client, kind, ns, *ObjectsOfKind(objects, kind))) return false;
-  }
+  if (!ListManifestObjects(client, ns, "geo suggest", objects)) return false;
   out.geo_overrides = objects.geo_overrides;
   GatheredWorld gathered = GatherWorld(objects);
   for (const auto& [object, errors] : gathered.invalid) {
@@ -49,9 +29,10 @@ bool ReadClusterGeo(kube::Client& client, const std::string& ns, int64_t now_s,
   }
   out.world = std::move(gathered.world);
 
-  std::vector<json> reports;
-  if (!List(client, kMeasurementReportKind, ns, reports)) return false;
-  for (const json& object : reports) {
+  const auto reports =
+      ListAx(client, kMeasurementReportKind, ns, "geo suggest");
+  if (!reports) return false;
+  for (const json& object : *reports) {
     ParseMeasurementReportResult r = ParseMeasurementReport(object, ns);
     for (const ManifestError& e : r.errors) {
       std::cerr << "left out: " << e.ToString() << "\n";

@@ -3,7 +3,6 @@
 // on stderr, and with --cluster --apply the writes.
 #include "axctl/geo_suggest_command.h"
 
-#include <charconv>
 #include <ctime>
 #include <iostream>
 
@@ -43,29 +42,27 @@ namespace {
 
 // A positive number flag into `out`; false (said on stderr) when malformed.
 template <typename T>
-bool NumberFlag(const Args& args, const char* flag, T& out) {
+bool NonNegativeFlag(const Args& args, const char* flag, T& out) {
   if (!args.Has(flag)) return true;
   const std::string text = args.Get(flag);
-  T value{};
-  const auto [end, ec] =
-      std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < 0) {
+  const std::optional<T> value = ParseNumber<T>(text);
+  if (!value || *value < 0) {
     std::cerr << "geo suggest: " << flag << " must be a number >= 0, got '"
               << text << "'\n";
     return false;
   }
-  out = value;
+  out = *value;
   return true;
 }
 
 bool Options(const Args& args, SuggestOptions& o, int64_t& now_s) {
   int64_t days = o.expires_after_s / 86400;
-  if (!NumberFlag(args, "--min-samples", o.min_samples) ||
-      !NumberFlag(args, "--min-margin-ms", o.min_margin_ms) ||
-      !NumberFlag(args, "--min-margin-ratio", o.min_margin_ratio) ||
-      !NumberFlag(args, "--windows", o.windows) ||
-      !NumberFlag(args, "--min-windows-won", o.min_windows_won) ||
-      !NumberFlag(args, "--expires-after-days", days)) {
+  if (!NonNegativeFlag(args, "--min-samples", o.min_samples) ||
+      !NonNegativeFlag(args, "--min-margin-ms", o.min_margin_ms) ||
+      !NonNegativeFlag(args, "--min-margin-ratio", o.min_margin_ratio) ||
+      !NonNegativeFlag(args, "--windows", o.windows) ||
+      !NonNegativeFlag(args, "--min-windows-won", o.min_windows_won) ||
+      !NonNegativeFlag(args, "--expires-after-days", days)) {
     return false;
   }
   o.expires_after_s = days * 86400;
@@ -180,7 +177,7 @@ int SuggestInCluster(const Args& args, const SuggestOptions& options,
   if (!cluster) return 1;
   const std::string& ns = cluster->ns;
   int64_t max_age_days = 7;
-  if (!NumberFlag(args, "--max-report-age-days", max_age_days)) return 2;
+  if (!NonNegativeFlag(args, "--max-report-age-days", max_age_days)) return 2;
   ClusterGeoInputs in;
   if (!ReadClusterGeo(*cluster->kube.client, ns, now_s, max_age_days * 86400,
                       in)) {

@@ -2,7 +2,6 @@
 #include "axctl/rollback_command.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -50,15 +49,6 @@ std::string Annotation(const json& object, const char* key) {
   return controller::AnnotationOf(object, key).value_or("");
 }
 
-std::optional<uint64_t> ParseU64(const std::string& s) {
-  uint64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) {
-    return std::nullopt;
-  }
-  return v;
-}
-
 // The table's kept versions, oldest first.
 std::vector<Kept> KeptVersions(const std::vector<json>& items,
                                const std::string& table) {
@@ -93,7 +83,7 @@ std::optional<Kept> Target(const Args& args, const std::vector<Kept>& kept,
                            const std::string& served_hash,
                            const std::string& table) {
   if (args.Has("--to")) {
-    const std::optional<uint64_t> v = ParseU64(args.Get("--to"));
+    const std::optional<uint64_t> v = ParseNumber<uint64_t>(args.Get("--to"));
     if (!v) {
       std::cerr << "rollback: --to must be a version number, got \""
                 << args.Get("--to") << "\"\n";

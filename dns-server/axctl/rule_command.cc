@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "ax/api_kinds.h"
+#include "ax/runtime/clock.h"
 #include "ax/runtime/config_values.h"
 #include "axctl/cluster.h"
 #include "axctl/for_flag.h"
@@ -113,7 +114,7 @@ int RuleCommand(const Args& args, RuleAction action) {
   const char* verb = VerbOf(action);
   const auto format = OutputFormatOf(args, verb);
   if (!format) return 2;
-  std::optional<Json> rule = RuleFromFlags(args, action, WallClockMs());
+  std::optional<Json> rule = RuleFromFlags(args, action, runtime::WallMs());
   if (!rule) return 2;
   const std::string name = (*rule)["metadata"]["name"];
   nlohmann::json written;

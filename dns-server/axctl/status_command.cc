@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ax/route_table_configmap.h"
+#include "ax/runtime/clock.h"
 #include "axctl/cluster.h"
 #include "axctl/for_flag.h"
 #include "axctl/output.h"
@@ -35,7 +36,7 @@ int StatusCommand(const Args& args) {
   StatusInputs in;
   in.route_table =
       args.Has("--route-table") ? args.Get("--route-table") : "ax-route-table";
-  in.now_ms = WallClockMs();
+  in.now_ms = runtime::WallMs();
   auto cm =
       client.Get(kube::ConfigMaps().In(cluster->ns).Named(in.route_table));
   std::optional<ParseRouteTableResult> parsed;
@@ -55,13 +56,9 @@ int StatusCommand(const Args& args) {
   for (auto [kind, list] :
        {std::pair{"ProbeReport", &in.reports}, std::pair{"Node", &in.nodes},
         std::pair{"Rule", &in.rules}, std::pair{"Canary", &in.canaries}}) {
-    auto listed = client.List(AxCollection(kind, cluster->ns));
-    if (!listed) {
-      std::cerr << "status: listing " << kind << "s in namespace "
-                << cluster->ns << ": " << listed.error().ToString() << "\n";
-      return 1;
-    }
-    *list = std::move(listed->items);
+    auto listed = ListAx(client, kind, cluster->ns, "status");
+    if (!listed) return 1;
+    *list = std::move(*listed);
   }
   const nlohmann::json model = StatusModel(in);
   if (*format == OutputFormat::kText) std::cout << StatusText(model);

@@ -1,7 +1,6 @@
 // The served table and the declared objects, from a cluster or manifests.
 #include "axctl/traffic_baseline.h"
 
-#include <charconv>
 #include <iostream>
 
 #include "ax/gather.h"
@@ -64,22 +63,10 @@ std::optional<Snapshot> KeptSnapshot(const TrafficBaseline& b, uint64_t version,
 }
 
 bool ListWorld(TrafficBaseline& b, std::string_view verb) {
-  kube::Client& client = *b.cluster->kube.client;
   ApiObjects objects;
-  for (auto [kind, list] :
-       {std::pair{"Domain", &objects.domains},
-        std::pair{"Region", &objects.regions},
-        std::pair{"Node", &objects.nodes}, std::pair{"Rule", &objects.rules},
-        std::pair{"Canary", &objects.canaries},
-        std::pair{"IspSet", &objects.isp_sets},
-        std::pair{"GeoOverride", &objects.geo_overrides}}) {
-    auto listed = client.List(AxCollection(kind, b.cluster->ns));
-    if (!listed) {
-      std::cerr << verb << ": listing " << kind << "s in namespace "
-                << b.cluster->ns << ": " << listed.error().ToString() << "\n";
-      return false;
-    }
-    *list = std::move(listed->items);
+  if (!ListManifestObjects(*b.cluster->kube.client, b.cluster->ns, verb,
+                           objects)) {
+    return false;
   }
   GatheredWorld gathered = GatherWorld(objects);
   for (const auto& [object, errors] : gathered.invalid) {
@@ -126,16 +113,16 @@ std::optional<Snapshot> NamedSnapshot(const TrafficBaseline& baseline,
                    InputsOfSnapshot(baseline.served, baseline.world),
                    baseline.served, now_ms);
   }
-  uint64_t version = 0;
-  if (name.size() > 1 && name[0] == 'v' &&
-      std::from_chars(name.data() + 1, name.data() + name.size(), version)
-              .ptr == name.data() + name.size()) {
+  const std::optional<uint64_t> version =
+      name.starts_with('v') ? ParseNumber<uint64_t>(name.substr(1))
+                            : std::nullopt;
+  if (version) {
     if (!baseline.cluster) {
       std::cerr << verb << ": " << name
                 << ": kept versions live in a cluster (not with --manifests)\n";
       return std::nullopt;
     }
-    return KeptSnapshot(baseline, version, verb);
+    return KeptSnapshot(baseline, *version, verb);
   }
   return SnapshotFromFile(name);
 }

@@ -1,7 +1,6 @@
 // axctl diff and simulate: two snapshots, sampled alike, compared.
 #include "axctl/traffic_commands.h"
 
-#include <charconv>
 #include <iostream>
 
 #include "ax/runtime/clock.h"
@@ -45,24 +44,6 @@ struct SampleFlags {
   bool all = false;
   OutputFormat format = OutputFormat::kText;
 };
-
-template <typename T>
-bool NumberFlag(const Args& args, const char* flag, T low, T high, T& out,
-                std::string_view verb) {
-  if (!args.Has(flag)) return true;
-  const std::string text = args.Get(flag);
-  T value{};
-  const auto [end, ec] =
-      std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < low ||
-      value > high) {
-    std::cerr << verb << ": " << flag << " \"" << text << "\": want a number "
-              << low << " to " << high << "\n";
-    return false;
-  }
-  out = value;
-  return true;
-}
 
 std::optional<SampleFlags> SampleFlagsOf(const Args& args,
                                          std::string_view verb) {

@@ -90,8 +90,9 @@ std::vector<RegionShares> SampleShares(const Snapshot& snapshot,
                    options.family, options.now_ms, picks);
         ++shares.lead[answer.count > 0 ? snapshot.nodes[answer.nodes[0]].name
                                        : kDomainFallbackLead];
-        ++shares.steps[StepOf(snapshot, answer)];
-        uint64_t signature = Fnv1a64(StepOf(snapshot, answer));
+        const std::string step = StepOf(snapshot, answer);
+        ++shares.steps[step];
+        uint64_t signature = Fnv1a64(step);
         for (uint32_t k = 0; k < answer.count; ++k) {
           signature =
               Fnv1a64(snapshot.nodes[answer.nodes[k]].name + ";", signature);

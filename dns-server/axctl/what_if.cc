@@ -2,10 +2,10 @@
 #include "axctl/what_if.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include "ax/build_snapshot.h"
 #include "ax/validate.h"
+#include "axctl/args.h"
 
 namespace ax {
 namespace {
@@ -71,13 +71,11 @@ std::optional<WhatIf::HealthOverride> ParseHealthOverride(std::string_view text,
 bool ParseLoadOverride(std::string_view text, WhatIf& what_if,
                        std::string& error) {
   const size_t eq = text.find('=');
-  double percent = -1;
-  if (eq != std::string_view::npos && eq > 0) {
-    const std::string_view value = text.substr(eq + 1);
-    const auto [end, ec] =
-        std::from_chars(value.data(), value.data() + value.size(), percent);
-    if (ec != std::errc() || end != value.data() + value.size()) percent = -1;
-  }
+  const std::optional<double> parsed =
+      eq != std::string_view::npos && eq > 0
+          ? ParseNumber<double>(text.substr(eq + 1))
+          : std::nullopt;
+  const double percent = parsed.value_or(-1);
   if (percent < 0 || percent > 1000) {
     error = "'" + std::string(text) +
             "': want NODE=PERCENT, the load over its capacity (0 to 1000)";
