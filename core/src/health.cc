@@ -43,6 +43,7 @@ Transition HealthTracker::Observe(const ProbeResult& result,
   last_at_ms_ = result.at_ms;
 
   if (result.load) load_ = result.load;
+  if (result.error_rate) error_rate_ = result.error_rate;
   if (result.ok) {
     ++ok_streak_;
     fail_streak_ = 0;
@@ -139,7 +140,7 @@ void HealthTracker::AddLatencySample(double sample,
 }
 
 NodeStatus HealthTracker::ToStatus() const {
-  return NodeStatus{state_, latency_ms_, load_, changed_at_ms_};
+  return NodeStatus{state_, latency_ms_, load_, changed_at_ms_, error_rate_};
 }
 
 }  // namespace ax

@@ -211,6 +211,14 @@ bool DecodeCanaryMetric(Context& ctx, const std::string& path, const json& v,
   return true;
 }
 
+bool DecodeCanaryErrorRate(Context& ctx, const std::string& path, const json& v,
+                           CanaryErrorRate& out) {
+  Fields f(ctx, &v, path);
+  ReadOptional(f, "max", out.max);
+  ReadOptional(f, "maxOverBaseline", out.max_over_baseline);
+  return true;
+}
+
 void ParseBody(Fields& top, Canary& c) {
   {
     Fields spec = top.Sub("spec");
@@ -223,6 +231,10 @@ void ParseBody(Fields& top, Canary& c) {
     analysis.Read("maxLatency", c.analysis.max_latency_ms, &DecodeMilliseconds);
     analysis.Read("interval", c.analysis.interval_ms, &DecodeMilliseconds);
     analysis.Read("metrics", c.analysis.metrics, &DecodeCanaryMetric);
+    if (analysis.Has("errorRate")) {
+      analysis.Read("errorRate", c.analysis.error_rate.emplace(),
+                    &DecodeCanaryErrorRate);
+    }
   }
   // The operator owns status and may add conditions or observedGeneration.
   Fields status = top.Sub("status", Fields::Unknown::kAllow);

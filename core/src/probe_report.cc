@@ -39,6 +39,17 @@ bool DecodeAmount(Context& ctx, const std::string& path, const json& v,
   return true;
 }
 
+// A share: a finite number in [0, 1].
+bool DecodeRatio(Context& ctx, const std::string& path, const json& v,
+                 double& out) {
+  if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1)) {
+    ctx.Error(path, "must be a ratio from 0 to 1, got " + Describe(v));
+    return false;
+  }
+  out = v.get<double>();
+  return true;
+}
+
 void ReadOptionalAmount(Fields& f, std::string_view key,
                         std::optional<double>& out) {
   if (f.Has(key)) f.Read(key, out.emplace(), &DecodeAmount);
@@ -64,6 +75,9 @@ bool DecodeResult(Context& ctx, const std::string& path, const json& v,
     NodeLoad& l = r.load.emplace();
     load.Read("bandwidthMbps", l.bandwidth_mbps, &DecodeAmount);
     load.Read("connections", l.connections, &DecodeAmount);
+  }
+  if (f.Has("errorRate")) {
+    f.Read("errorRate", r.error_rate.emplace(), &DecodeRatio);
   }
   f.Read("error", r.error);
   f.Read("errorDetail", r.error_detail);
@@ -132,6 +146,7 @@ ordered_json ResultJson(const ProbeNodeReport& r) {
     out["load"] = {{"bandwidthMbps", RoundMs(r.load->bandwidth_mbps)},
                    {"connections", RoundMs(r.load->connections)}};
   }
+  if (r.error_rate) out["errorRate"] = *r.error_rate;
   if (!r.error.empty()) out["error"] = r.error;
   if (!r.error_detail.empty()) out["errorDetail"] = r.error_detail;
   out["consecutiveFailures"] = r.consecutive_failures;
@@ -220,7 +235,8 @@ VantageVerdicts ToVantageVerdicts(const ProbeReport& report) {
         NodeStatus{.health = r.health,
                    .latency_ms = r.latency_ms,
                    .load = r.load,
-                   .health_changed_at_ms = r.health_changed_at_ms};
+                   .health_changed_at_ms = r.health_changed_at_ms,
+                   .error_rate = r.error_rate};
   }
   return out;
 }

@@ -137,6 +137,11 @@ void Count(const std::string& vantage, int64_t observed_at_ms,
     v.load = status.load;
     t.load_observed_at_ms = observed_at_ms;
   }
+  if (status.error_rate &&
+      (!v.error_rate || observed_at_ms > v.error_rate_at_ms)) {
+    v.error_rate = status.error_rate;
+    v.error_rate_at_ms = observed_at_ms;
+  }
 }
 
 // The vote among `latest` (one report per vantage), `cut_off` ones
@@ -259,7 +264,7 @@ StatusMap QuorumResult::ToStatusMap() const {
   StatusMap out;
   for (const auto& [node, v] : nodes) {
     out.emplace(node, NodeStatus{v.health, v.latency_ms, v.load,
-                                 v.health_changed_at_ms});
+                                 v.health_changed_at_ms, v.error_rate});
   }
   return out;
 }

@@ -364,6 +364,22 @@ class Checker {
         Error(c, at, "needs max, maxOverBaseline or both");
       }
     }
+    if (const auto& e = c.analysis.error_rate) {
+      if (!e->max && !e->max_over_baseline) {
+        Error(c, "spec.analysis.errorRate",
+              "needs max, maxOverBaseline or both");
+      }
+      for (const auto& [key, limit] :
+           {std::pair{"max", e->max},
+            std::pair{"maxOverBaseline", e->max_over_baseline}}) {
+        // A ratio, as the nodes report it: 0.005 is 0.5%.
+        if (limit && !(*limit >= 0 && *limit <= 1)) {
+          Error(c, std::string("spec.analysis.errorRate.") + key,
+                "must be a ratio from 0 to 1 (0.005 is 0.5%), got " +
+                    Num(*limit));
+        }
+      }
+    }
   }
 
   void CheckGeoOverride(const GeoOverride& o) {

@@ -22,6 +22,73 @@ bool InRegions(const Canary& canary, const Region& region) {
                    region.meta.name) != canary.regions.end();
 }
 
+// One signal as messages name it, with its limits.
+struct Signal {
+  std::string name;       // MetricVerdict::name
+  std::string label;      // "metric http-5xx"
+  std::string limits_at;  // "spec.analysis.metrics[http-5xx]"
+  std::optional<double> max;
+  std::optional<double> max_over_baseline;
+  uint32_t for_ms = 0;
+};
+
+// by_node[node], null when there is none.
+const MetricReading* ReadingOf(
+    const std::map<std::string, MetricReading>* by_node,
+    const std::string& node) {
+  if (!by_node) return nullptr;
+  auto it = by_node->find(node);
+  return it == by_node->end() ? nullptr : &it->second;
+}
+
+MetricVerdict JudgeSignal(const Signal& signal, const std::string& canary_node,
+                          const std::vector<std::string>& baseline,
+                          const std::map<std::string, MetricReading>* by_node) {
+  MetricVerdict v{.name = signal.name,
+                  .subject = signal.label + " of Node " + canary_node};
+  const MetricReading* own = ReadingOf(by_node, canary_node);
+  if (own == nullptr) {
+    v.missing = v.subject + " not read yet";
+  } else if (!own->value) {
+    v.missing =
+        v.subject + ": " + (own->error.empty() ? "no data" : own->error);
+  } else {
+    v.canary = own->value;
+    v.read_at_ms = own->at_ms;
+  }
+  double sum = 0;
+  size_t count = 0;
+  if (signal.max_over_baseline) {
+    for (const std::string& b : baseline) {
+      const MetricReading* r = ReadingOf(by_node, b);
+      if (r == nullptr || !r->value) continue;
+      sum += *r->value;
+      ++count;
+      v.read_at_ms = std::min(v.read_at_ms ? v.read_at_ms : r->at_ms, r->at_ms);
+    }
+    if (count > 0) {
+      v.baseline = sum / static_cast<double>(count);
+    } else if (v.missing.empty()) {
+      v.missing = signal.label + ": no baseline node has a value (" +
+                  std::to_string(baseline.size()) + " baseline nodes)";
+    }
+  }
+  const std::string during =
+      signal.for_ms ? " throughout the last " + Seconds(signal.for_ms) : "";
+  if (v.canary && signal.max && *v.canary > *signal.max) {
+    v.breach = v.subject + " is " + QuotedNumber(*v.canary) + during +
+               ", above " + signal.limits_at + ".max " +
+               QuotedNumber(*signal.max);
+  } else if (v.canary && v.baseline &&
+             *v.canary - *v.baseline > *signal.max_over_baseline) {
+    v.breach = v.subject + " is " + QuotedNumber(*v.canary) + during +
+               ", the baseline's " + QuotedNumber(*v.baseline) +
+               ": more than " + signal.limits_at + ".maxOverBaseline " +
+               QuotedNumber(*signal.max_over_baseline) + " above";
+  }
+  return v;
+}
+
 }  // namespace
 
 std::string QuotedNumber(double v) {
@@ -93,62 +160,51 @@ std::vector<MetricVerdict> JudgeMetrics(
     const MetricReadings* readings) {
   std::vector<MetricVerdict> out;
   for (const CanaryMetric& m : canary.analysis.metrics) {
-    MetricVerdict v{.name = m.name};
     const std::map<std::string, MetricReading>* by_node = nullptr;
     if (readings) {
       auto it = readings->find(m.name);
       if (it != readings->end()) by_node = &it->second;
     }
-    auto reading = [&](const std::string& node) -> const MetricReading* {
-      if (!by_node) return nullptr;
-      auto it = by_node->find(node);
-      return it == by_node->end() ? nullptr : &it->second;
-    };
-    const MetricReading* own = reading(canary.node);
-    const std::string what = "metric " + m.name + " of Node " + canary.node;
-    if (own == nullptr) {
-      v.missing = what + " not read yet";
-    } else if (!own->value) {
-      v.missing = what + ": " + (own->error.empty() ? "no data" : own->error);
-    } else {
-      v.canary = own->value;
-      v.read_at_ms = own->at_ms;
-    }
-    double sum = 0;
-    size_t count = 0;
-    if (m.max_over_baseline) {
-      for (const std::string& b : baseline) {
-        const MetricReading* r = reading(b);
-        if (r == nullptr || !r->value) continue;
-        sum += *r->value;
-        ++count;
-        v.read_at_ms =
-            std::min(v.read_at_ms ? v.read_at_ms : r->at_ms, r->at_ms);
-      }
-      if (count > 0) {
-        v.baseline = sum / static_cast<double>(count);
-      } else if (v.missing.empty()) {
-        v.missing = "metric " + m.name + ": no baseline node has a value (" +
-                    std::to_string(baseline.size()) + " baseline nodes)";
-      }
-    }
-    const std::string during =
-        m.for_ms ? " throughout the last " + Seconds(m.for_ms) : "";
-    if (v.canary && m.max && *v.canary > *m.max) {
-      v.breach = what + " is " + QuotedNumber(*v.canary) + during +
-                 ", above spec.analysis.metrics[" + m.name + "].max " +
-                 QuotedNumber(*m.max);
-    } else if (v.canary && v.baseline &&
-               *v.canary - *v.baseline > *m.max_over_baseline) {
-      v.breach = what + " is " + QuotedNumber(*v.canary) + during +
-                 ", the baseline's " + QuotedNumber(*v.baseline) +
-                 ": more than spec.analysis.metrics[" + m.name +
-                 "].maxOverBaseline " + QuotedNumber(*m.max_over_baseline) +
-                 " above";
-    }
-    out.push_back(std::move(v));
+    const Signal signal{.name = m.name,
+                        .label = "metric " + m.name,
+                        .limits_at = "spec.analysis.metrics[" + m.name + "]",
+                        .max = m.max,
+                        .max_over_baseline = m.max_over_baseline,
+                        .for_ms = m.for_ms};
+    out.push_back(JudgeSignal(signal, canary.node, baseline, by_node));
   }
   return out;
+}
+
+std::optional<MetricVerdict> JudgeErrorRate(
+    const Canary& canary, const std::vector<std::string>& baseline,
+    const QuorumResult& quorum) {
+  const std::optional<CanaryErrorRate>& limits = canary.analysis.error_rate;
+  if (!limits) return std::nullopt;
+  // The quorum's rate (the freshest counted vantage's) stands for a reading
+  // taken when that vantage observed it.
+  std::map<std::string, MetricReading> by_node;
+  auto add = [&](const std::string& node) {
+    MetricReading& r = by_node[node];
+    auto v = quorum.nodes.find(node);
+    if (v != quorum.nodes.end() && v->second.error_rate) {
+      r.value = v->second.error_rate;
+      r.at_ms = v->second.error_rate_at_ms;
+    } else {
+      r.error = "none in its health body yet";
+    }
+  };
+  add(canary.node);
+  if (limits->max_over_baseline) {
+    for (const std::string& b : baseline) add(b);
+  }
+  const Signal signal{.name = "errorRate",
+                      .label = "reported errorRate",
+                      .limits_at = "spec.analysis.errorRate",
+                      .max = limits->max,
+                      .max_over_baseline = limits->max_over_baseline,
+                      .for_ms = 0};
+  return JudgeSignal(signal, canary.node, baseline, &by_node);
 }
 
 }  // namespace ax::controller

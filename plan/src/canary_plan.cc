@@ -65,6 +65,9 @@ CanarySignals SignalsFor(const Canary& canary, const json* object,
   s.metrics = JudgeMetrics(
       canary, baseline,
       readings == observed.canary_readings.end() ? nullptr : &readings->second);
+  if (auto rate = JudgeErrorRate(canary, baseline, health.quorum)) {
+    s.metrics.push_back(std::move(*rate));
+  }
   return s;
 }
 

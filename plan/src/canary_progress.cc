@@ -77,7 +77,7 @@ std::string MetricsWait(const CanarySignals& node, const CanaryState& s) {
   for (const MetricVerdict& m : node.metrics) {
     if (!m.missing.empty()) return m.missing;
     if (m.read_at_ms < s.step_started_at_ms) {
-      return "metric " + m.name + " not read since the step began";
+      return m.subject + " not read since the step began";
     }
   }
   return "";

@@ -1,6 +1,7 @@
 // PlanNodeStatuses (statuses.h): what the operator believes about each Node —
 // health as the snapshot builder took it, the quorum's measurements and each
-// vantage's vote. Measurements alone (latency, load, report times) change with
+// vantage's vote. Measurements alone (latency, load, error rate, report
+// times) change with
 // every probe, so they trigger a write only past PlanOptions'
 // measurement_tolerance; anything else (health, votes, conditions) always does.
 #include <algorithm>
@@ -121,7 +122,7 @@ json Vantages(const std::vector<VantageView>& views) {
 
 // Removes the measured fields, leaving what must match exactly.
 json WithoutMeasurements(json status) {
-  for (const char* key : {"latencyMs", "load", "loadPercent"})
+  for (const char* key : {"latencyMs", "load", "loadPercent", "errorRate"})
     status.erase(key);
   if (auto v = status.find("vantages"); v != status.end() && v->is_array()) {
     for (json& entry : *v) {
@@ -148,7 +149,8 @@ json At(const json& obj, const char* key) {
 
 bool MeasurementsClose(const json& a, const json& b, double share) {
   if (!Close(At(a, "latencyMs"), At(b, "latencyMs"), share, 1.0) ||
-      !Close(At(a, "loadPercent"), At(b, "loadPercent"), share, 5.0)) {
+      !Close(At(a, "loadPercent"), At(b, "loadPercent"), share, 5.0) ||
+      !Close(At(a, "errorRate"), At(b, "errorRate"), share, 0.0005)) {
     return false;
   }
   const json la = At(a, "load"), lb = At(b, "load");
@@ -223,6 +225,9 @@ void PlanNodeStatuses(const StatusInputs& in, StatusOutput& out) {
       status["load"] = {
           {"bandwidthMbps", Round(verdict->load->bandwidth_mbps, 3)},
           {"connections", Round(verdict->load->connections, 3)}};
+    }
+    if (verdict && verdict->error_rate) {
+      status["errorRate"] = Round(*verdict->error_rate, 6);
     }
     if (node.utilisation >= 0) {
       status["loadPercent"] = Round(node.utilisation * 100, 2);

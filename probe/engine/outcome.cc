@@ -23,7 +23,8 @@ ProbeResult ToProbeResult(const ProbeOutcome& outcome, int64_t at_ms) {
   ProbeResult result;
   result.ok = outcome.ok();
   if (result.ok) result.latency_ms = outcome.phases.total_ms;
-  result.load = outcome.load;
+  result.load = outcome.self.load;
+  result.error_rate = outcome.self.error_rate;
   result.at_ms = at_ms;
   if (!result.ok) {
     result.error = ProbeErrorName(outcome.error);

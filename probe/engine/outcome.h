@@ -12,6 +12,7 @@
 #include "ax/health.h"
 #include "ax/node_status.h"
 #include "engine/probe_error.h"
+#include "engine/verdict.h"
 
 namespace ax::probe {
 
@@ -32,7 +33,7 @@ struct ProbeOutcome {
   std::string detail;   // human-readable cause; empty when ok
   int http_status = 0;  // 0 when no status line was read
   Phases phases;
-  std::optional<NodeLoad> load;  // parsed from a JSON body, if it had one
+  SelfReport self;  // load and error rate from a JSON body, if it had one
   // HTTPS: the handshake resumed an earlier session, so it did not verify
   // the certificate again (that handshake did).
   bool tls_resumed = false;
@@ -50,7 +51,8 @@ struct PhaseDuration {
 };
 std::vector<PhaseDuration> PhaseDurations(const Phases& phases);
 
-// The health state machine's view: ok, latency = total time, load, `at_ms`,
+// The health state machine's view: ok, latency = total time, load and error
+// rate, `at_ms`,
 // error = "<reason>: <detail>".
 ProbeResult ToProbeResult(const ProbeOutcome& outcome, int64_t at_ms);
 

@@ -350,7 +350,7 @@ void ProbeConnection::OnResponseComplete(int64_t now_us) {
     SSL_set_shutdown(ssl_.get(), SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
   }
   outcome_.http_status = parser_.status_code();
-  outcome_.load = ParseLoad(parser_.body());
+  outcome_.self = ParseSelfReport(parser_.body());
   Verdict verdict = JudgeResponse(target_.check, parser_.status_code(),
                                   parser_.body(), parser_.body_truncated());
   Finish(verdict.error, std::move(verdict.detail), now_us);

@@ -41,24 +41,27 @@ Verdict JudgeResponse(const HealthCheck& check, int status,
   return {};
 }
 
-std::optional<NodeLoad> ParseLoad(std::string_view body) {
+SelfReport ParseSelfReport(std::string_view body) {
   // Cheap pre-check: most health bodies are "OK"; skip the parser for them.
   const size_t first = body.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos || body[first] != '{')
-    return std::nullopt;
+  if (first == std::string_view::npos || body[first] != '{') return {};
   const nlohmann::json doc = nlohmann::json::parse(
       body.begin(), body.end(), /*cb=*/nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object()) return std::nullopt;
+  if (!doc.is_object()) return {};
 
+  SelfReport out;
   std::optional<double> bandwidth = NonNegativeNumber(doc, "bandwidth_mbps");
   if (!bandwidth) bandwidth = NonNegativeNumber(doc, "bandwidthMbps");
   const std::optional<double> connections =
       NonNegativeNumber(doc, "connections");
-  if (!bandwidth && !connections) return std::nullopt;
-  NodeLoad load;
-  load.bandwidth_mbps = bandwidth.value_or(0);
-  load.connections = connections.value_or(0);
-  return load;
+  if (bandwidth || connections) {
+    out.load = NodeLoad{.bandwidth_mbps = bandwidth.value_or(0),
+                        .connections = connections.value_or(0)};
+  }
+  std::optional<double> error_rate = NonNegativeNumber(doc, "errorRate");
+  if (!error_rate) error_rate = NonNegativeNumber(doc, "error_rate");
+  if (error_rate && *error_rate <= 1) out.error_rate = error_rate;
+  return out;
 }
 
 }  // namespace ax::probe

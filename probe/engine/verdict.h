@@ -1,5 +1,6 @@
 // Judging a received HTTP response against the node's HealthCheck (status
-// list, body substring) and reading self-reported load from a JSON body.
+// list, body substring) and reading self-reported load and error rate from a
+// JSON body.
 // Pure; transport failures are classified where they happen
 // (probe_connection.cc), not here.
 #pragma once
@@ -25,10 +26,18 @@ struct Verdict {
 Verdict JudgeResponse(const HealthCheck& check, int status,
                       std::string_view body, bool body_truncated);
 
-// Load from a health body such as {"bandwidth_mbps": 812.5, "connections":
-// 1200} (camelCase bandwidthMbps is accepted too). nullopt, silently, when the
-// body is not a JSON object or carries neither field; a field that is not a
-// finite non-negative number counts as absent.
-std::optional<NodeLoad> ParseLoad(std::string_view body);
+// What a node says about itself in its health body.
+struct SelfReport {
+  std::optional<NodeLoad> load;
+  std::optional<double> error_rate;  // share of requests failed lately, 0..1
+};
+
+// From a health body such as {"bandwidth_mbps": 812.5, "connections": 1200,
+// "errorRate": 0.003} (bandwidthMbps and error_rate are accepted too). Load
+// is absent when the body carries neither load field, both are absent when
+// it is not a JSON object, silently: most bodies are a plain "OK". A load
+// field that is not a finite number >= 0, or an error rate outside [0, 1]
+// (a percentage is not a ratio), counts as absent.
+SelfReport ParseSelfReport(std::string_view body);
 
 }  // namespace ax::probe

@@ -13,6 +13,7 @@ ProbeNodeReport NodeReport(const std::string& node,
   r.health = state.status.health;
   r.latency_ms = state.status.latency_ms;
   r.load = state.status.load;
+  r.error_rate = state.status.error_rate;
   r.health_changed_at_ms = state.status.health_changed_at_ms;
   r.consecutive_failures = state.consecutive_failures;
   r.consecutive_successes = state.consecutive_successes;

@@ -21,6 +21,7 @@ struct ProbeResult {
   bool ok = false;
   std::optional<double> latency_ms;  // round trip; only used when ok
   std::optional<NodeLoad> load;      // parsed from the health endpoint body
+  std::optional<double> error_rate;  // the same body's errorRate, 0..1
   int64_t at_ms = 0;                 // when the probe completed
   std::string error;                 // why it failed; empty when ok
 };
@@ -58,6 +59,8 @@ class HealthTracker {
   // Smoothed over the last successful probes; absent until one carried latency.
   std::optional<double> latency_ms() const { return latency_ms_; }
   const std::optional<NodeLoad>& load() const { return load_; }
+  // The latest error rate a result carried (kept while later ones carry none).
+  std::optional<double> error_rate() const { return error_rate_; }
   // When state() last changed, including the first verdict out of Unknown.
   int64_t changed_at_ms() const { return changed_at_ms_; }
   // Up <-> Down changes (the flap count); the first verdict is not a flap.
@@ -95,6 +98,7 @@ class HealthTracker {
   std::deque<double> latency_samples_;  // oldest first
   std::optional<double> latency_ms_;
   std::optional<NodeLoad> load_;
+  std::optional<double> error_rate_;
   std::string last_error_;
 };
 

@@ -211,11 +211,20 @@ struct CanaryMetric {
   uint32_t for_ms = 0;  // 0: one reading decides
 };
 
+// Limits on the error rate the nodes report in their health bodies
+// ({"errorRate": 0.003}): the canary's latest, alone and against the mean of
+// its baseline's.
+struct CanaryErrorRate {
+  std::optional<double> max;
+  std::optional<double> max_over_baseline;
+};
+
 struct CanaryAnalysis {
   uint32_t max_failures = 0;
   double max_latency_ms = 0;      // 0 = not checked
   uint32_t interval_ms = 60'000;  // how often the metrics are read
   std::vector<CanaryMetric> metrics;
+  std::optional<CanaryErrorRate> error_rate;
 };
 
 struct Canary {

@@ -1,7 +1,7 @@
 // What the system currently believes about each node at run time (health
-// verdict, latency, load), the input the snapshot builder combines with the
-// declared World. Produced by the health state machine / quorum (health.h,
-// quorum.h); plain data here.
+// verdict, latency, load, reported error rate), the input the snapshot builder
+// combines with the declared World. Produced by the health state machine /
+// quorum (health.h, quorum.h); plain data here.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +27,9 @@ struct NodeStatus {
   std::optional<double> latency_ms;  // smoothed; absent until measured
   std::optional<NodeLoad> load;      // absent until reported
   int64_t health_changed_at_ms = 0;  // when `health` last changed (0: never)
+  // The share of requests the node says failed lately, 0..1 (its health
+  // endpoint's JSON body); absent until reported.
+  std::optional<double> error_rate;
 };
 
 // Node name -> status. A node missing here is Unknown with nothing measured.

@@ -37,6 +37,7 @@ struct ProbeNodeReport {
   std::optional<double> latency_ms;  // smoothed over recent successes
   ProbeReportPhases phases;          // of the last probe
   std::optional<NodeLoad> load;      // self-reported by the health endpoint
+  std::optional<double> error_rate;  // self-reported too, 0..1
   std::string error;         // last probe's failure reason ("timeout", ...)
   std::string error_detail;  // human-readable cause; "" when ok
   uint32_t consecutive_failures = 0;

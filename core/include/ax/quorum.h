@@ -44,7 +44,9 @@ struct NodeVerdict {
   std::vector<std::string> discounted;  // reported this node, cut off
   std::optional<double> latency_ms;     // median over counted vantages
   std::optional<NodeLoad> load;         // from the freshest counted vantage
-  int64_t health_changed_at_ms = 0;     // 0: unknown / never
+  std::optional<double> error_rate;     // the same, and that report's time:
+  int64_t error_rate_at_ms = 0;
+  int64_t health_changed_at_ms = 0;  // 0: unknown / never
   std::string reason;  // "2/3 vantages up (vantage-c discounted: ...)"
 };
 

@@ -230,6 +230,21 @@ TEST(HealthTrackerTest, KeepsLatestLoad) {
   EXPECT_DOUBLE_EQ(t.ToStatus().load->connections, 40);
 }
 
+TEST(HealthTrackerTest, KeepsLatestErrorRate) {
+  HealthPolicy p;
+  HealthTracker t;
+  EXPECT_FALSE(t.ToStatus().error_rate);
+  ProbeResult r = Probe('S', 1000);
+  r.error_rate = 0.02;
+  t.Observe(r, p);
+  t.Observe(Probe('S', 2000), p);  // a body without one: keep the last one
+  EXPECT_EQ(t.error_rate(), 0.02);
+  r.at_ms = 3000;
+  r.error_rate = 0.0;
+  t.Observe(r, p);
+  EXPECT_EQ(t.ToStatus().error_rate, 0.0);
+}
+
 HealthPolicy WithoutDamping(HealthPolicy p) {
   p.damping.enabled = false;
   return p;

@@ -29,6 +29,7 @@ ProbeNodeReport UpNode(std::string name) {
               .first_byte_ms = 1.125,
               .total_ms = 1.375};
   r.load = NodeLoad{.bandwidth_mbps = 812.5, .connections = 1200};
+  r.error_rate = 0.004;
   r.consecutive_successes = 7;
   r.transitions = 2;
   r.health_changed_at_ms = kObservedMs - 60'000;
@@ -84,6 +85,7 @@ TEST(ProbeReportTest, JsonLayout) {
   EXPECT_EQ(up["phases"], json::parse(R"({"connectMs": 0.25,
       "firstByteMs": 1.125, "totalMs": 1.375})"));
   EXPECT_EQ(up["load"]["bandwidthMbps"], 812.5);
+  EXPECT_EQ(up["errorRate"], 0.004);
   EXPECT_FALSE(up.contains("error"));
   EXPECT_FALSE(up.contains("suppressed"));
   EXPECT_FALSE(up.contains("flapPenalty"));
@@ -120,6 +122,8 @@ TEST(ProbeReportTest, RoundTripReproducesBytes) {
   EXPECT_TRUE(back.results[1].suppressed);
   EXPECT_DOUBLE_EQ(back.results[1].flap_penalty, 2712.5);
   EXPECT_FALSE(back.results[1].load);
+  EXPECT_EQ(back.results[0].error_rate, 0.004);
+  EXPECT_FALSE(back.results[1].error_rate);
 }
 
 TEST(ProbeReportTest, TheVantagesPlaceRoundTripsAndIsLeftOutWhenUnset) {
@@ -216,6 +220,9 @@ INSTANTIATE_TEST_SUITE_P(
                  "report.json: ProbeReport/pod-a: "
                  "spec.results[0].load.connections: must be a number >= 0, "
                  "got \"many\""},
+        BadField{"ErrorRateAsPercent", "/spec/results/0/errorRate", 2.5,
+                 "report.json: ProbeReport/pod-a: spec.results[0].errorRate: "
+                 "must be a ratio from 0 to 1, got 2.5"},
         BadField{"LabelNotText", "/spec/labels", json({{"tier", 1}}),
                  "report.json: ProbeReport/pod-a: spec.labels.tier: must be "
                  "a string, got 1"},
@@ -307,6 +314,7 @@ TEST(ProbeReportTest, QuorumOverTwoReports) {
   EXPECT_EQ(verdicts[0].nodes.at("sz-01").health_changed_at_ms,
             kObservedMs - 1000);
   ASSERT_TRUE(verdicts[0].nodes.at("gz-01").load);
+  EXPECT_EQ(verdicts[0].nodes.at("gz-01").error_rate, 0.004);
 
   const QuorumResult q =
       DecideQuorum(verdicts, kObservedMs + 1000, QuorumPolicy{});

@@ -267,6 +267,25 @@ TEST(QuorumTest, LoadComesFromFreshestCountedVantage) {
   EXPECT_DOUBLE_EQ(r.nodes.at("n1").load->bandwidth_mbps, 300);
 }
 
+TEST(QuorumTest, ErrorRateComesFromFreshestCountedVantageWithItsTime) {
+  auto reporting = [](const char* name, double rate, int64_t at) {
+    NodeStatus s = St(kUp);
+    s.error_rate = rate;
+    return V(name, {{"n1", s}}, at);
+  };
+  QuorumResult r = DecideQuorum(
+      {reporting("a", 0.01, kNow - 3000), reporting("b", 0.002, kNow - 1000),
+       reporting("old", 0.5, 0), V("d", {{"n1", St(kUp)}}, kNow)},
+      kNow, {});
+  EXPECT_EQ(r.nodes.at("n1").error_rate, 0.002);
+  EXPECT_EQ(r.nodes.at("n1").error_rate_at_ms, kNow - 1000);
+  EXPECT_EQ(r.ToStatusMap().at("n1").error_rate, 0.002);
+  // Nobody reports one: none.
+  EXPECT_FALSE(DecideQuorum({V("a", {{"n1", St(kUp)}})}, kNow, {})
+                   .nodes.at("n1")
+                   .error_rate);
+}
+
 TEST(QuorumTest, ChangedAtIsWhenTheDecidingVoteFlipped) {
   // Up wins 2:1, so the second-earliest Up flip formed the majority.
   QuorumResult r = DecideQuorum(

@@ -2,7 +2,8 @@
 // plan asks for (node substituted, the breach window as a subquery), the
 // baseline nodes, the verdicts on readings, and through ComputePlan a step
 // held until read, promoted when under its limits and failed (share back to
-// 0) when over.
+// 0) when over. The same for the error rates the nodes report in their health
+// bodies, through the ProbeReports.
 #include "ax/controller/canary_metrics.h"
 
 #include <gmock/gmock.h>
@@ -198,6 +199,115 @@ TEST(CanaryMetricsPlan, BadMetricsAreRefusedWithTheField) {
   EXPECT_THAT(message, HasSubstr("spec.analysis.metrics[0].prometheus: must be "
                                  "an http:// URL"));
   EXPECT_TRUE(plan.canary_queries.empty());
+}
+
+TEST(CanaryErrorRate, VerdictsOnTheQuorumsRates) {
+  Canary c{.node = "gz-02"};
+  EXPECT_FALSE(JudgeErrorRate(c, {"gz-01"}, QuorumResult{}));  // not asked
+  c.analysis.error_rate =
+      CanaryErrorRate{.max = 0.005, .max_over_baseline = 0.002};
+  QuorumResult q;
+  EXPECT_EQ(JudgeErrorRate(c, {"gz-01"}, q)->missing,
+            "reported errorRate of Node gz-02: none in its health body yet");
+  q.nodes["gz-02"].error_rate = 0.001;
+  q.nodes["gz-02"].error_rate_at_ms = 50;
+  EXPECT_EQ(JudgeErrorRate(c, {"gz-01"}, q)->missing,
+            "reported errorRate: no baseline node has a value (1 baseline "
+            "nodes)");
+  q.nodes["gz-01"].error_rate = 0.0005;
+  q.nodes["gz-01"].error_rate_at_ms = 40;
+  MetricVerdict v = *JudgeErrorRate(c, {"gz-01"}, q);
+  EXPECT_EQ(v.missing, "");
+  EXPECT_EQ(v.breach, "");
+  EXPECT_EQ(v.read_at_ms, 40);          // the older of the two
+  q.nodes["gz-02"].error_rate = 0.004;  // under max, 0.35 points over baseline
+  EXPECT_EQ(JudgeErrorRate(c, {"gz-01"}, q)->breach,
+            "reported errorRate of Node gz-02 is 0.004, the baseline's 0.0005: "
+            "more than spec.analysis.errorRate.maxOverBaseline 0.002 above");
+  c.analysis.error_rate->max_over_baseline.reset();  // the baseline unasked
+  EXPECT_EQ(JudgeErrorRate(c, {}, q)->breach, "");
+  q.nodes["gz-02"].error_rate = 0.03;
+  EXPECT_EQ(JudgeErrorRate(c, {}, q)->breach,
+            "reported errorRate of Node gz-02 is 0.03, above "
+            "spec.analysis.errorRate.max 0.005");
+}
+
+// Both vantages' reports at `at`, each node in `rates` reporting that rate.
+std::vector<json> ReportsWithErrorRates(
+    int64_t at, const std::map<std::string, double>& rates) {
+  std::vector<json> reports = testing::UpReports(at);
+  for (json& report : reports) {
+    for (json& result : report["spec"]["results"]) {
+      auto rate = rates.find(result["node"].get<std::string>());
+      if (rate != rates.end()) result["errorRate"] = rate->second;
+    }
+  }
+  return reports;
+}
+
+json ErrorRateCanary() {
+  json canary = MetricCanary();
+  canary["spec"]["analysis"] = {
+      {"errorRate", {{"max", 0.005}, {"maxOverBaseline", 0.003}}}};
+  return canary;
+}
+
+TEST(CanaryErrorRatePlan, ReportedRatesUnderTheLimitsPromote) {
+  FakeCluster c = SmallCluster();
+  c.state.canaries.push_back(ErrorRateCanary());
+  Plan plan = c.Step(kT0);
+  EXPECT_EQ(ServedCanaryPercent(c), 10);
+  EXPECT_TRUE(plan.canary_queries.empty());  // nothing asked of Prometheus
+  // Due, but no node reports a rate yet: held, and it says why.
+  c.ReplaceReports(testing::UpReports(kT0 + 29'000));
+  c.Step(kT0 + 30'000);
+  EXPECT_EQ(c.Status("Canary", "new-gz")["percent"], 10);
+  EXPECT_THAT(ConditionOf(c.Status("Canary", "new-gz"), "Ready")["message"]
+                  .get<std::string>(),
+              HasSubstr("reported errorRate of Node gz-02: none in its health "
+                        "body yet"));
+  c.ReplaceReports(ReportsWithErrorRates(kT0 + 30'500,
+                                         {{"gz-02", 0.004}, {"gz-01", 0.002}}));
+  plan = c.Step(kT0 + 31'000);
+  EXPECT_THAT(EventLines(plan),
+              Contains("Canary/new-gz Normal CanarySucceeded"));
+  EXPECT_EQ(ServedCanaryPercent(c), 100);
+  // The Node's status shows what it reports.
+  EXPECT_EQ(c.Status("Node", "gz-02")["errorRate"], 0.004);
+}
+
+TEST(CanaryErrorRatePlan, ARateOverTheLimitFailsTheRollout) {
+  FakeCluster c = SmallCluster();
+  c.state.canaries.push_back(ErrorRateCanary());
+  c.Step(kT0);
+  c.ReplaceReports(
+      ReportsWithErrorRates(kT0 + 5'000, {{"gz-02", 0.011}, {"gz-01", 0.001}}));
+  Plan plan = c.Step(kT0 + 6'000);
+  EXPECT_THAT(EventLines(plan), Contains("Canary/new-gz Warning CanaryFailed"));
+  EXPECT_EQ(ServedCanaryPercent(c), 0);
+  EXPECT_THAT(ConditionOf(c.Status("Canary", "new-gz"), "Ready")["message"]
+                  .get<std::string>(),
+              HasSubstr("reported errorRate of Node gz-02 is 0.011, above "
+                        "spec.analysis.errorRate.max 0.005"));
+}
+
+TEST(CanaryErrorRatePlan, LimitsThatAreNotRatiosAreRefused) {
+  json bad = ErrorRateCanary();
+  bad["spec"]["analysis"]["errorRate"] = {{"max", 5}};
+  json none = ErrorRateCanary();
+  none["metadata"]["name"] = "no-limit";
+  none["spec"]["analysis"]["errorRate"] = json::object();
+  FakeCluster c = SmallCluster();
+  c.state.canaries = {bad, none};
+  c.Step(kT0);
+  EXPECT_THAT(ConditionOf(c.Status("Canary", "new-gz"), "Ready")["message"]
+                  .get<std::string>(),
+              HasSubstr("spec.analysis.errorRate.max: must be a ratio from 0 "
+                        "to 1 (0.005 is 0.5%), got 5"));
+  EXPECT_THAT(ConditionOf(c.Status("Canary", "no-limit"), "Ready")["message"]
+                  .get<std::string>(),
+              HasSubstr("spec.analysis.errorRate: needs max, maxOverBaseline "
+                        "or both"));
 }
 
 }  // namespace

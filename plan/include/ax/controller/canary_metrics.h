@@ -1,9 +1,11 @@
-// The Canary analysis' Prometheus side, pure: which PromQL the operator
-// evaluates for which node (the canary node at its lowest over the breach
-// window, each baseline node at its highest: a breach is one that lasted
-// throughout), and what the readings say about each spec.analysis.metrics
-// entry. Asking Prometheus is the operator's (canary_metric_reader.h); the
-// state machine that acts on the verdicts is canary_progress.h.
+// The Canary analysis' signals beside the probes, pure: which PromQL the
+// operator evaluates for which node (the canary node at its lowest over the
+// breach window, each baseline node at its highest: a breach is one that
+// lasted throughout), what the readings say about each spec.analysis.metrics
+// entry, and what the nodes' self-reported error rates say about
+// spec.analysis.errorRate. Asking Prometheus is the operator's
+// (canary_metric_reader.h); the state machine that acts on the verdicts is
+// canary_progress.h.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "ax/model.h"
+#include "ax/quorum.h"
 
 namespace ax::controller {
 
@@ -57,6 +60,7 @@ std::vector<CanaryQuery> QueriesFor(const Canary& canary,
 // What one metric's readings say.
 struct MetricVerdict {
   std::string name;
+  std::string subject;             // "metric http-5xx of Node gz-02"
   std::optional<double> canary;    // the canary node's value
   std::optional<double> baseline;  // the mean over baseline nodes with one
   int64_t read_at_ms = 0;          // the oldest reading used; 0: none
@@ -71,5 +75,12 @@ std::string QuotedNumber(double v);
 std::vector<MetricVerdict> JudgeMetrics(
     const Canary& canary, const std::vector<std::string>& baseline,
     const MetricReadings* readings);
+
+// Judges spec.analysis.errorRate by the error rates the nodes report in their
+// health bodies, as the quorum has them (the freshest counted vantage's, read
+// when it observed them); nullopt when the Canary sets no errorRate.
+std::optional<MetricVerdict> JudgeErrorRate(
+    const Canary& canary, const std::vector<std::string>& baseline,
+    const QuorumResult& quorum);
 
 }  // namespace ax::controller

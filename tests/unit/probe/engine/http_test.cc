@@ -214,21 +214,39 @@ TEST(VerdictTest, StatusListAndBodyMatch) {
 }
 
 TEST(VerdictTest, LoadFromJson) {
-  auto load = ParseLoad(R"( {"bandwidth_mbps": 100, "connections": 5} )");
+  auto load =
+      ParseSelfReport(R"( {"bandwidth_mbps": 100, "connections": 5} )").load;
   ASSERT_TRUE(load);
   EXPECT_DOUBLE_EQ(load->bandwidth_mbps, 100);
   EXPECT_DOUBLE_EQ(load->connections, 5);
-  load = ParseLoad(R"({"bandwidthMbps": 2.5})");
+  load = ParseSelfReport(R"({"bandwidthMbps": 2.5})").load;
   ASSERT_TRUE(load);
   EXPECT_DOUBLE_EQ(load->bandwidth_mbps, 2.5);
   EXPECT_DOUBLE_EQ(load->connections, 0);
-  load = ParseLoad(R"({"connections": -3, "bandwidth_mbps": "fast"})");
-  EXPECT_FALSE(load);
-  EXPECT_FALSE(ParseLoad("OK"));
-  EXPECT_FALSE(ParseLoad("{not json"));
-  EXPECT_FALSE(ParseLoad("[1, 2]"));
-  EXPECT_FALSE(ParseLoad(R"({"status": "ok"})"));
-  EXPECT_FALSE(ParseLoad(""));
+  EXPECT_FALSE(
+      ParseSelfReport(R"({"connections": -3, "bandwidth_mbps": "fast"})").load);
+  for (const char* body :
+       {"OK", "{not json", "[1, 2]", R"({"status": "ok"})", ""}) {
+    const SelfReport r = ParseSelfReport(body);
+    EXPECT_FALSE(r.load) << body;
+    EXPECT_FALSE(r.error_rate) << body;
+  }
+}
+
+TEST(VerdictTest, ErrorRateFromJson) {
+  SelfReport r = ParseSelfReport(R"({"errorRate": 0.003})");
+  EXPECT_FALSE(r.load);  // an error rate alone is no load report
+  ASSERT_TRUE(r.error_rate);
+  EXPECT_DOUBLE_EQ(*r.error_rate, 0.003);
+  r = ParseSelfReport(R"({"connections": 10, "error_rate": 0})");
+  ASSERT_TRUE(r.load);
+  ASSERT_TRUE(r.error_rate);
+  EXPECT_DOUBLE_EQ(*r.error_rate, 0);
+  // A percentage, a negative or a string is not a ratio.
+  for (const char* body : {R"({"errorRate": 2.5})", R"({"errorRate": -0.1})",
+                           R"({"errorRate": "0.1"})"}) {
+    EXPECT_FALSE(ParseSelfReport(body).error_rate) << body;
+  }
 }
 
 }  // namespace

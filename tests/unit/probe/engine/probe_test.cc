@@ -56,7 +56,7 @@ TEST(ProbeTest, HealthyHttp) {
   EXPECT_EQ(out.http_status, 200);
   ExpectOrdered(out.phases, /*tls=*/false);
   EXPECT_LT(*out.phases.total_ms, 1000);
-  EXPECT_FALSE(out.load);  // "ok" is not JSON: ignored silently
+  EXPECT_FALSE(out.self.load);  // "ok" is not JSON: ignored silently
 }
 
 TEST(ProbeTest, HealthyOverIpv6) {
@@ -377,24 +377,26 @@ TEST(ProbeTest, BodyMatch) {
   EXPECT_EQ(out.http_status, 200);
 }
 
-TEST(ProbeTest, JsonBodyCarriesLoad) {
+TEST(ProbeTest, JsonBodyCarriesLoadAndErrorRate) {
   HttpBackend backend;
   backend.server().Get(
       "/healthz", [](const httplib::Request&, httplib::Response& res) {
         res.set_content(
-            R"({"status":"ok","bandwidth_mbps":812.5,"connections":1200})",
+            R"({"status":"ok","bandwidth_mbps":812.5,"connections":1200,)"
+            R"("errorRate":0.0025})",
             "application/json");
       });
   const int port = backend.Start();
   const ProbeOutcome out =
       RunProbe(MakeTarget("a", ProbeProtocol::kHttp, port), {});
   EXPECT_TRUE(out.ok()) << out.detail;
-  ASSERT_TRUE(out.load);
-  EXPECT_DOUBLE_EQ(out.load->bandwidth_mbps, 812.5);
-  EXPECT_DOUBLE_EQ(out.load->connections, 1200);
+  ASSERT_TRUE(out.self.load);
+  EXPECT_DOUBLE_EQ(out.self.load->bandwidth_mbps, 812.5);
+  EXPECT_DOUBLE_EQ(out.self.load->connections, 1200);
   const ProbeResult result = ToProbeResult(out, 1234);
   ASSERT_TRUE(result.load);
   EXPECT_DOUBLE_EQ(result.load->connections, 1200);
+  EXPECT_EQ(result.error_rate, 0.0025);
   EXPECT_EQ(result.at_ms, 1234);
   EXPECT_EQ(result.latency_ms, out.phases.total_ms);
 }
@@ -418,8 +420,8 @@ TEST(ProbeTest, ChunkedBody) {
   target.check.body_match = "connections";
   const ProbeOutcome out = RunProbe(target, {});
   EXPECT_TRUE(out.ok()) << out.detail;
-  ASSERT_TRUE(out.load);
-  EXPECT_DOUBLE_EQ(out.load->connections, 7);
+  ASSERT_TRUE(out.self.load);
+  EXPECT_DOUBLE_EQ(out.self.load->connections, 7);
 }
 
 TEST(ProbeTest, BodyIsCappedAndTheCapIsSaid) {
