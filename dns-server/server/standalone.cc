@@ -1,10 +1,12 @@
 // StandaloneSource: DIR -> API objects -> the plan -> the store, and the
 // plan's statuses, Events and invalid objects -> log lines and metrics. A
-// verdict change is logged and pokes the watcher thread to plan again at once;
+// verdict change is logged and pokes the watcher thread to plan again at once,
+// as does a node's reported error rate moving (a Canary may be judged by it);
 // so does the plan's requeue time, through the WakeTimer.
 #include "server/standalone.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "ax/gather.h"
@@ -33,7 +35,8 @@ bool StandaloneSource::Start(std::string* error) {
     prober_ = std::make_unique<probe::ProbeEngine>(
         options_.probe_engine, [this](const probe::ProbeEvent& event) {
           probe_metrics_->Observe(event);
-          if (probe::LogHealthChange(event)) Poke();
+          const bool health_changed = probe::LogHealthChange(event);
+          if (health_changed || ErrorRateMoved(event)) Poke();
         });
     probe_metrics_->SetEngine(prober_.get());
   }
@@ -93,6 +96,21 @@ void StandaloneSource::Poke() {
   } else {
     poke_pending_ = true;
   }
+}
+
+bool StandaloneSource::ErrorRateMoved(const probe::ProbeEvent& event) {
+  if (!event.result.error_rate) return false;
+  const double now = *event.result.error_rate;
+  auto [it, first] = poked_error_rates_.try_emplace(event.node, now);
+  const double before = it->second;
+  // As the Node status tolerates (node_statuses.cc): 20% and 0.05 points, so
+  // a rate that wobbles does not plan on every probe.
+  if (!first &&
+      std::abs(now - before) <= std::max(0.0005, 0.2 * std::max(now, before))) {
+    return false;
+  }
+  it->second = now;
+  return true;
 }
 
 void StandaloneSource::UpdateProbeTargets(const World& world) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -97,6 +98,10 @@ class StandaloneSource {
   void UpdateProbeTargets(const World& world);
   // Runs a pass soon on the watcher thread (or once it exists).
   void Poke();
+  // Whether `event` carries an error rate that moved past the Node status'
+  // tolerance from the last one kept for its node (then kept): a Canary's
+  // analysis may turn on it. Prober's thread only.
+  bool ErrorRateMoved(const probe::ProbeEvent& event);
 
   const std::filesystem::path dir_;
   SnapshotStore* const store_;
@@ -109,6 +114,7 @@ class StandaloneSource {
   std::unique_ptr<probe::ProbeMetrics> probe_metrics_;  // null: probing off
   std::unique_ptr<probe::ProbeEngine> prober_;          // null: probing off
   std::unique_ptr<WakeTimer> wake_;                     // the plan's requeue
+  std::map<std::string, double> poked_error_rates_;     // ErrorRateMoved's
   std::mutex watcher_mu_;  // guards watcher_ and poke_pending_
   std::unique_ptr<runtime::DirWatcher> watcher_;
   bool poke_pending_ = false;  // poked before the watcher existed

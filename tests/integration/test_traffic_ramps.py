@@ -17,70 +17,19 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from axharness import AxDns, addresses, ask, make_query
+from healthendpoint import HealthEndpoint, cidr_region, probed_node
 from waiting import wait_for
 
 NAME = "www.ramp.test"
 A, B, C = "192.0.2.1", "192.0.2.2", "192.0.2.3"
 SLOW_START_S = 24
 SAMPLES = 600  # distinct client /24s per sample
-
-
-class HealthEndpoint:
-    """GET /healthz -> `status` with a JSON load report of `connections`."""
-
-    def __init__(self) -> None:
-        self.status = 200
-        self.connections = 100
-        endpoint = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-                body = json.dumps({"connections": endpoint.connections}).encode()
-                self.send_response(endpoint.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join()
-
-
-def node(name: str, address: str, port: int) -> dict:
-    return {"apiVersion": "gslb.ax.io/v1alpha1", "kind": "Node",
-            "metadata": {"name": name},
-            "spec": {"addresses": [address], "isp": "any",
-                     "capacity": {"connections": 1000},
-                     "healthCheck": {
-                         "protocol": "HTTP", "address": "127.0.0.1", "port": port,
-                         "path": "/healthz", "interval": "300ms", "timeout": "250ms",
-                         "failureThreshold": 1, "successThreshold": 1,
-                         "flapDamping": {"enabled": False}}}}
-
-
-def region(name: str, cidr: str, nodes: list[str], fallback: list[str]) -> dict:
-    return {"apiVersion": "gslb.ax.io/v1alpha1", "kind": "Region",
-            "metadata": {"name": name},
-            "spec": {"isp": "any", "match": {"cidrs": [cidr]}, "nodes": nodes,
-                     "fallbackRegions": fallback}}
 
 
 @pytest.fixture
@@ -90,10 +39,11 @@ def world(tmp_path: Path):
     endpoints = {n: HealthEndpoint() for n in ("a", "b", "c")}
     manifests = tmp_path / "manifests"
     manifests.mkdir()
-    docs = [node("a", A, endpoints["a"].port), node("b", B, endpoints["b"].port),
-            node("c", C, endpoints["c"].port),
-            region("r", "10.0.0.0/8", ["a", "b"], ["f"]),
-            region("f", "172.16.0.0/12", ["c"], []),
+    docs = [probed_node("a", A, endpoints["a"].port),
+            probed_node("b", B, endpoints["b"].port),
+            probed_node("c", C, endpoints["c"].port),
+            cidr_region("r", "10.0.0.0/8", ["a", "b"], ["f"]),
+            cidr_region("f", "172.16.0.0/12", ["c"], []),
             {"apiVersion": "gslb.ax.io/v1alpha1", "kind": "Domain",
              "metadata": {"name": "www"},
              "spec": {"fqdn": NAME, "zone": "ramp.test", "strategy": "WeightedRandom",

@@ -1,0 +1,65 @@
+"""A node's health endpoint for the standalone scenarios: GET /healthz on a free
+loopback port answers `status` with the JSON body a node reports about itself, its
+load (`connections`) and, when set, its `errorRate`; a test changes them as it goes."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class HealthEndpoint:
+    """GET /healthz -> `status` with {"connections": ...[, "errorRate": ...]}."""
+
+    def __init__(self) -> None:
+        self.status = 200
+        self.connections = 100
+        self.error_rate: float | None = None
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+                report = {"connections": endpoint.connections}
+                if endpoint.error_rate is not None:
+                    report["errorRate"] = endpoint.error_rate
+                body = json.dumps(report).encode()
+                self.send_response(endpoint.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join()
+
+
+def probed_node(name: str, address: str, port: int) -> dict:
+    """A Node probed over HTTP at 127.0.0.1:`port` every 300 ms, one probe deciding."""
+    return {"apiVersion": "gslb.ax.io/v1alpha1", "kind": "Node",
+            "metadata": {"name": name},
+            "spec": {"addresses": [address], "isp": "any",
+                     "capacity": {"connections": 1000},
+                     "healthCheck": {
+                         "protocol": "HTTP", "address": "127.0.0.1", "port": port,
+                         "path": "/healthz", "interval": "300ms", "timeout": "250ms",
+                         "failureThreshold": 1, "successThreshold": 1,
+                         "flapDamping": {"enabled": False}}}}
+
+
+def cidr_region(name: str, cidr: str, nodes: list[str], fallback: list[str]) -> dict:
+    """A Region matching clients by one CIDR (no geo data needed)."""
+    return {"apiVersion": "gslb.ax.io/v1alpha1", "kind": "Region",
+            "metadata": {"name": name},
+            "spec": {"isp": "any", "match": {"cidrs": [cidr]}, "nodes": nodes,
+                     "fallbackRegions": fallback}}
