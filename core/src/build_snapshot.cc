@@ -645,7 +645,10 @@ Snapshot BuildSnapshot(const World& world, const StatusMap& status,
   for (const Canary* canary : SortedByName(world.canaries)) {
     const double percent = std::clamp(canary->EffectivePercent(), 0.0, 100.0);
     auto node = b.node_index.find(canary->node);
-    if (percent <= 0 || node == b.node_index.end()) continue;
+    // A canary at 0% (not started, rolled back) stays in: its node is still
+    // held out of its Regions' members and answered to nobody, where leaving
+    // it out would answer the node as a plain member.
+    if (node == b.node_index.end()) continue;
     snap.canaries.push_back(
         {canary->meta.name, canary->domain, node->second, percent});
     canaries.push_back(canary);
