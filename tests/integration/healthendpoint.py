@@ -1,12 +1,17 @@
 """A node's health endpoint for the standalone scenarios: GET /healthz on a free
 loopback port answers `status` with the JSON body a node reports about itself, its
-load (`connections`) and, when set, its `errorRate`; a test changes them as it goes."""
+load (`connections`) and, when set, its `errorRate`; a test changes them as it goes.
+With the Node and Region builders and a real ax-dns --standalone probing them."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from axharness import AxDns
 
 
 class HealthEndpoint:
@@ -63,3 +68,24 @@ def cidr_region(name: str, cidr: str, nodes: list[str], fallback: list[str]) -> 
             "metadata": {"name": name},
             "spec": {"isp": "any", "match": {"cidrs": [cidr]}, "nodes": nodes,
                      "fallbackRegions": fallback}}
+
+
+@contextlib.contextmanager
+def probing_ax_dns(workdir: Path, docs: list[dict], endpoints: dict[str, HealthEndpoint],
+                   start: bool = True):
+    """A real ax-dns --standalone serving `docs` (written as one manifest) and probing
+    `endpoints` (started unless `start` is False); stops both after it and checks that
+    ax-dns exited cleanly."""
+    manifests = workdir / "manifests"
+    manifests.mkdir()
+    (manifests / "world.yaml").write_text("\n---\n".join(json.dumps(d) for d in docs))
+    ax = AxDns(manifests, workdir / "run", probe=True, geo_args=[])
+    try:
+        if start:
+            ax.start()
+        yield ax
+    finally:
+        ax.stop()
+        for e in endpoints.values():
+            e.close()
+    ax.check_clean_exit()

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from axharness import AxDns, addresses, ask, make_query
-from healthendpoint import HealthEndpoint, cidr_region, probed_node
+from healthendpoint import HealthEndpoint, cidr_region, probed_node, probing_ax_dns
 from waiting import wait_for
 
 NAME = "www.ramp.test"
@@ -37,8 +37,6 @@ def world(tmp_path: Path):
     """(ax-dns, endpoints by node): region r (a, b; 10/8) falls back to f (c; 172.16/12);
     www answers one address, WeightedRandom, with a slow start."""
     endpoints = {n: HealthEndpoint() for n in ("a", "b", "c")}
-    manifests = tmp_path / "manifests"
-    manifests.mkdir()
     docs = [probed_node("a", A, endpoints["a"].port),
             probed_node("b", B, endpoints["b"].port),
             probed_node("c", C, endpoints["c"].port),
@@ -48,16 +46,8 @@ def world(tmp_path: Path):
              "metadata": {"name": "www"},
              "spec": {"fqdn": NAME, "zone": "ramp.test", "strategy": "WeightedRandom",
                       "maxAnswers": 1, "slowStartSeconds": SLOW_START_S}}]
-    (manifests / "world.yaml").write_text("\n---\n".join(json.dumps(d) for d in docs))
-    ax = AxDns(manifests, tmp_path / "run", probe=True, geo_args=[])
-    try:
-        ax.start()
+    with probing_ax_dns(tmp_path, docs, endpoints) as ax:
         yield ax, endpoints
-    finally:
-        ax.stop()
-        for e in endpoints.values():
-            e.close()
-    ax.check_clean_exit()
 
 
 def client_subnet(i: int) -> str:
