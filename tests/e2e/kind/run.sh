@@ -258,12 +258,15 @@ check_upgrade_keeps_answering() {
   (
     sent=0 missed=0
     while [[ ! -e "$stop" ]]; do
-      got="$(answers www.example.test "$NORTH")"
+      reply="$(dig @127.0.0.1 -p "$DNS_PORT" +tries=1 +time=2 +noall +comments +answer \
+        www.example.test A "+subnet=$NORTH" 2>&1 || true)"
+      got="$(awk '$4 == "A" {printf "%s%s", sep, $5; sep = " "}' <<<"$reply")"
       sent=$((sent + 1))
       if [[ "${got%% *}" != "$BJ01" ]]; then
         missed=$((missed + 1))
-        # When, and what came instead (nothing: a timeout or an empty answer).
-        echo "$(date -u +%T.%3N) got '${got:-nothing}'" >>"$misses"
+        # When, what came instead, and the reply's status (none: a timeout).
+        status="$(grep -o 'status: [A-Z]*' <<<"$reply" || echo 'no reply')"
+        echo "$(date -u +%T.%3N) got '${got:-nothing}' ($status)" >>"$misses"
       fi
       sleep 0.05
     done
