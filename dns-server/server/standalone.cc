@@ -6,9 +6,9 @@
 #include "server/standalone.h"
 
 #include <algorithm>
-#include <cmath>
 #include <utility>
 
+#include "ax/controller/measurement_hold.h"
 #include "ax/gather.h"
 #include "ax/runtime/clock.h"
 #include "ax/runtime/log.h"
@@ -103,10 +103,12 @@ bool StandaloneSource::ErrorRateMoved(const probe::ProbeEvent& event) {
   const double now = *event.result.error_rate;
   auto [it, first] = poked_error_rates_.try_emplace(event.node, now);
   const double before = it->second;
-  // As the Node status tolerates (node_statuses.cc): 20% and 0.05 points, so
-  // a rate that wobbles does not plan on every probe.
+  // As the Node status tolerates it, so a rate that wobbles does not plan on
+  // every probe (the plan's options are set once, before probing starts).
   if (!first &&
-      std::abs(now - before) <= std::max(0.0005, 0.2 * std::max(now, before))) {
+      controller::WithinTolerance(
+          now, before, pipeline_.observed().options.measurement_tolerance,
+          controller::kErrorRateFloor)) {
     return false;
   }
   it->second = now;

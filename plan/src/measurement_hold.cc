@@ -18,18 +18,18 @@ constexpr double kLatencyFloorMs = 1.0;
 // Utilisation moves under 5 points are noise in any load report.
 constexpr double kUtilisationFloor = 0.05;
 
-// Whether `now` moved from `before` by no more than `tolerance` of the
-// larger value, or no more than `floor`: noise, the published value stands.
-bool Within(double now, double before, double tolerance, double floor) {
+// The published latency while the new one stays inside the tolerance.
+double Hold(double now, double before, double tolerance) {
+  return WithinTolerance(now, before, tolerance, kLatencyFloorMs) ? before
+                                                                  : now;
+}
+}  // namespace
+
+bool WithinTolerance(double now, double before, double tolerance,
+                     double floor) {
   return std::abs(now - before) <=
          std::max(floor, tolerance * std::max(now, before));
 }
-
-// The published latency while the new one stays inside the tolerance.
-double Hold(double now, double before, double tolerance) {
-  return Within(now, before, tolerance, kLatencyFloorMs) ? before : now;
-}
-}  // namespace
 
 StatusMap HoldLatencies(StatusMap status, const Snapshot* previous,
                         double tolerance) {
@@ -85,8 +85,8 @@ StatusMap HoldLoads(StatusMap status, const World& world,
     // quarter of the tolerance there.
     const bool past_knee = now > kLoadKnee;
     if (past_knee != (was > kLoadKnee) ||
-        !Within(now, was, past_knee ? tolerance / 4 : tolerance,
-                past_knee ? 0 : kUtilisationFloor)) {
+        !WithinTolerance(now, was, past_knee ? tolerance / 4 : tolerance,
+                         past_knee ? 0 : kUtilisationFloor)) {
       continue;
     }
     // A load whose utilisation is the published one: every declared

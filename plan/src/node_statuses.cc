@@ -1,12 +1,13 @@
 // PlanNodeStatuses (statuses.h): what the operator believes about each Node —
 // health as the snapshot builder took it, the quorum's measurements and each
 // vantage's vote. Measurements alone (latency, load, error rate, report
-// times) change with
-// every probe, so they trigger a write only past PlanOptions'
-// measurement_tolerance; anything else (health, votes, conditions) always does.
+// times) change with every probe, so they trigger a write only past
+// PlanOptions' measurement_tolerance; anything else (health, votes,
+// conditions) always does.
 #include <algorithm>
 #include <unordered_map>
 
+#include "ax/controller/measurement_hold.h"
 #include "ax/controller/status_update.h"
 #include "ax/rfc3339.h"
 #include "node_drain.h"
@@ -134,13 +135,12 @@ json WithoutMeasurements(json status) {
   return status;
 }
 
-// Both absent, or both numbers within `share` of the larger (or `floor`).
+// Both absent, or both measurements (never negative) within `share` of the
+// larger (or `floor`).
 bool Close(const json& a, const json& b, double share, double floor) {
   if (a.is_null() || b.is_null()) return a.is_null() && b.is_null();
   if (!a.is_number() || !b.is_number()) return a == b;
-  const double x = a.get<double>(), y = b.get<double>();
-  return std::abs(x - y) <=
-         std::max(floor, share * std::max(std::abs(x), std::abs(y)));
+  return WithinTolerance(a.get<double>(), b.get<double>(), share, floor);
 }
 
 json At(const json& obj, const char* key) {
@@ -150,7 +150,7 @@ json At(const json& obj, const char* key) {
 bool MeasurementsClose(const json& a, const json& b, double share) {
   if (!Close(At(a, "latencyMs"), At(b, "latencyMs"), share, 1.0) ||
       !Close(At(a, "loadPercent"), At(b, "loadPercent"), share, 5.0) ||
-      !Close(At(a, "errorRate"), At(b, "errorRate"), share, 0.0005)) {
+      !Close(At(a, "errorRate"), At(b, "errorRate"), share, kErrorRateFloor)) {
     return false;
   }
   const json la = At(a, "load"), lb = At(b, "load");

@@ -52,8 +52,7 @@ struct PhaseDuration {
 std::vector<PhaseDuration> PhaseDurations(const Phases& phases);
 
 // The health state machine's view: ok, latency = total time, load and error
-// rate, `at_ms`,
-// error = "<reason>: <detail>".
+// rate, `at_ms`, error = "<reason>: <detail>".
 ProbeResult ToProbeResult(const ProbeOutcome& outcome, int64_t at_ms);
 
 }  // namespace ax::probe

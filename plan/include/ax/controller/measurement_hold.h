@@ -14,6 +14,15 @@
 
 namespace ax::controller {
 
+// Whether `now` moved from `before` by no more than `tolerance` of the larger
+// value, or no more than `floor`: noise, what was published or written stands.
+// The holds below, the Node status writes and standalone's re-plan on a
+// reported error rate all judge a measurement's move by it.
+bool WithinTolerance(double now, double before, double tolerance, double floor);
+
+// Moves of a reported error rate under 0.05 points are noise.
+inline constexpr double kErrorRateFloor = 0.0005;
+
 // `status` with each node's latency replaced by the one `previous` (the
 // snapshot in force) carries for it, unless the new measurement moved by more
 // than `tolerance` of the larger value and by more than 1 ms. Nodes new to the
