@@ -1,8 +1,9 @@
 // StandaloneSource: DIR -> API objects -> the plan -> the store, and the
 // plan's statuses, Events and invalid objects -> log lines and metrics. A
 // verdict change is logged and pokes the watcher thread to plan again at once,
-// as does a node's reported error rate moving (a Canary may be judged by it);
-// so does the plan's requeue time, through the WakeTimer.
+// as does a node's reported error rate moving or a Canary metric read from
+// Prometheus (a Canary may be judged by them); so does the plan's requeue
+// time, through the WakeTimer.
 #include "server/standalone.h"
 
 #include <algorithm>
@@ -30,6 +31,9 @@ StandaloneSource::StandaloneSource(std::filesystem::path dir,
 
 bool StandaloneSource::Start(std::string* error) {
   wake_ = std::make_unique<WakeTimer>([this] { Poke(); });
+  // Every reading plans again: a canary step may be waiting for one.
+  metric_reader_ = std::make_unique<signals::MetricReader>([this] { Poke(); });
+  metric_reader_->Start();
   if (options_.probe) {
     probe_metrics_ = std::make_unique<probe::ProbeMetrics>(options_.vantage);
     prober_ = std::make_unique<probe::ProbeEngine>(
@@ -76,8 +80,9 @@ bool StandaloneSource::Start(std::string* error) {
 }
 
 void StandaloneSource::Stop() {
-  if (prober_) prober_->Stop();  // no more pokes from verdicts
-  reports_watcher_.reset();      // nor from report files
+  if (prober_) prober_->Stop();                // no more pokes from verdicts
+  reports_watcher_.reset();                    // nor from report files
+  if (metric_reader_) metric_reader_->Stop();  // nor from metrics
   std::unique_ptr<runtime::DirWatcher> watcher;
   {
     std::lock_guard lock(watcher_mu_);
@@ -165,6 +170,7 @@ bool StandaloneSource::Reconcile(bool reread, std::string* error) {
     others = file_reports_;
   }
   const StandalonePass pass = pipeline_.Plan(
+      metric_reader_->Readings(),
       StandaloneReport(
           checked_nodes_,
           prober_ ? prober_->Snapshot()
@@ -227,6 +233,7 @@ bool StandaloneSource::Apply(const StandalonePass& pass, std::string* error) {
   }
   LogStatusChanges(pipeline_.Commit(plan));
   LogEvents(plan.events);
+  metric_reader_->Want(plan.canary_queries);
   // Not sooner than a debounce: a due step is as well served a little late
   // as by a burst of passes.
   wake_->Set(plan.requeue_after_ms

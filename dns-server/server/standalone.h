@@ -19,6 +19,7 @@
 
 #include "ax/model.h"
 #include "ax/runtime/dir_watcher.h"
+#include "ax/signals/metric_reader.h"
 #include "engine/engine.h"
 #include "metrics/probe_metrics.h"
 #include "server/snapshot_store.h"
@@ -54,11 +55,13 @@ struct StandaloneOptions {
 // Reads DIR's manifests as API objects, probes the nodes that declare a
 // healthCheck (one vantage, standalone_report.h), plans, serves the plan's
 // route table from the store and keeps its statuses in memory (logged when
-// a condition or phase changes; ax_dns_standalone_* metrics). Plans again
-// when DIR changes, a verdict changes, the plan asks (a canary step, a Rule
-// expiry) and every rebuild interval. A bad object is left out by name and
-// logged; a directory that yields no valid Domain keeps the last good
-// snapshot, as does an operator's rollback until the manifests change.
+// a condition or phase changes; ax_dns_standalone_* metrics). Reads the
+// Canaries' Prometheus metrics the plan asks for (signals/). Plans again
+// when DIR changes, a verdict changes, a metric is read, the plan asks (a
+// canary step, a Rule expiry) and every rebuild interval. A bad object is left
+// out by name and logged; a directory that yields no valid Domain keeps the
+// last good snapshot, as does an operator's rollback until the manifests
+// change.
 class StandaloneSource {
  public:
   StandaloneSource(std::filesystem::path dir, SnapshotStore* store,
@@ -111,10 +114,11 @@ class StandaloneSource {
   // Of the last read: what was no object, and the nodes the report covers.
   std::vector<ManifestError> file_errors_;
   std::vector<std::string> checked_nodes_;
-  std::unique_ptr<probe::ProbeMetrics> probe_metrics_;  // null: probing off
-  std::unique_ptr<probe::ProbeEngine> prober_;          // null: probing off
-  std::unique_ptr<WakeTimer> wake_;                     // the plan's requeue
-  std::map<std::string, double> poked_error_rates_;     // ErrorRateMoved's
+  std::unique_ptr<probe::ProbeMetrics> probe_metrics_;    // null: probing off
+  std::unique_ptr<probe::ProbeEngine> prober_;            // null: probing off
+  std::unique_ptr<WakeTimer> wake_;                       // the plan's requeue
+  std::unique_ptr<signals::MetricReader> metric_reader_;  // Canary metrics
+  std::map<std::string, double> poked_error_rates_;       // ErrorRateMoved's
   std::mutex watcher_mu_;  // guards watcher_ and poke_pending_
   std::unique_ptr<runtime::DirWatcher> watcher_;
   bool poke_pending_ = false;  // poked before the watcher existed

@@ -40,7 +40,8 @@ void StandalonePipeline::SetObjects(ManifestObjects read) {
   ReplaceObjects(std::move(read), observed_, sources_);
 }
 
-StandalonePass StandalonePipeline::Plan(const ProbeReport& report,
+StandalonePass StandalonePipeline::Plan(controller::CanaryReadings readings,
+                                        const ProbeReport& report,
                                         std::vector<json> others,
                                         int64_t now_ms) {
   std::vector<json> reports = {ProbeReportToJson(report)};
@@ -60,6 +61,7 @@ StandalonePass StandalonePipeline::Plan(const ProbeReport& report,
     }
   }
   observed_.probe_reports = std::move(reports);
+  observed_.canary_readings = std::move(readings);
   observed_.now_ms = now_ms;
 
   StandalonePass pass{.plan = controller::ComputePlan(observed_)};

@@ -57,12 +57,14 @@ class StandalonePipeline {
   // The objects just read from the directory (ReplaceObjects).
   void SetObjects(ManifestObjects read);
 
-  // Plans over the held objects, `report` (the standalone vantage's),
-  // `others` (ProbeReport objects of other vantages, --probe-reports) and
-  // the last committed route table, at `now_ms`. Each report keeps the
+  // Plans over the held objects, the Canaries' metric `readings`, `report`
+  // (the standalone vantage's), `others` (ProbeReport objects of other
+  // vantages, --probe-reports) and the last committed route table, at
+  // `now_ms`. Each report keeps the
   // status earlier plans gave the report of its name. Holds the new reports;
   // the rest of what is held changes only in Commit.
-  StandalonePass Plan(const ProbeReport& report,
+  StandalonePass Plan(controller::CanaryReadings readings,
+                      const ProbeReport& report,
                       std::vector<nlohmann::json> others, int64_t now_ms);
 
   // The caller served `plan`'s route table (or it had none): its table,

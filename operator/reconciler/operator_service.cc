@@ -79,7 +79,7 @@ bool OperatorService::Start(std::string* error) {
   options.plan.history_depth = config_.history;
   options.debounce = config_.debounce;
   options.resync = config_.resync;
-  metric_reader_ = std::make_unique<MetricReader>([this] {
+  metric_reader_ = std::make_unique<signals::MetricReader>([this] {
     if (reconciler_) reconciler_->MarkDirty();
   });
   reconciler_ = std::make_unique<Reconciler>(

@@ -48,7 +48,8 @@ class OperatorService {
   std::unique_ptr<OperatorMetrics> metrics_;
   std::unique_ptr<kube::EventRecorder> events_;
   std::unique_ptr<PlanApplier> applier_;
-  std::unique_ptr<MetricReader> metric_reader_;  // the Reconciler reads it
+  std::unique_ptr<signals::MetricReader>
+      metric_reader_;  // the Reconciler reads it
   std::unique_ptr<Reconciler> reconciler_;
   std::unique_ptr<kube::LeaderElector> elector_;
   runtime::HttpListener http_;

@@ -9,11 +9,10 @@
 #include "ax/runtime/log.h"
 
 namespace ax::controller {
-namespace {}  // namespace
 
 Reconciler::Reconciler(ClusterCache& cache, PlanApplier& applier,
                        OperatorMetrics& metrics, ReconcilerOptions options,
-                       MetricReader* reader)
+                       signals::MetricReader* reader)
     : cache_(cache),
       applier_(applier),
       metrics_(metrics),

@@ -17,8 +17,8 @@
 
 #include "ax/controller/observed_state.h"
 #include "ax/kube/backoff.h"
+#include "ax/signals/metric_reader.h"
 #include "cluster_cache.h"
-#include "metric_reader.h"
 #include "operator_metrics.h"
 #include "plan_applier.h"
 #include "written_objects.h"
@@ -39,7 +39,7 @@ class Reconciler {
   // canary_queries while this replica leads.
   Reconciler(ClusterCache& cache, PlanApplier& applier,
              OperatorMetrics& metrics, ReconcilerOptions options,
-             MetricReader* reader = nullptr);
+             signals::MetricReader* reader = nullptr);
   ~Reconciler();  // Stop()
   Reconciler(const Reconciler&) = delete;
   Reconciler& operator=(const Reconciler&) = delete;
@@ -67,7 +67,7 @@ class Reconciler {
   ClusterCache& cache_;
   PlanApplier& applier_;
   OperatorMetrics& metrics_;
-  MetricReader* const reader_;
+  signals::MetricReader* const reader_;
   const ReconcilerOptions options_;
   const Clock::time_point started_at_ = Clock::now();
   std::atomic<bool> leader_{false};

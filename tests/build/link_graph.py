@@ -18,9 +18,11 @@ ALLOWED = {
     "loader": {"core"},
     "contract": {"core", "runtime"},
     "plan": {"core", "loader", "contract"},
+    "signals": {"core", "runtime", "plan"},
     "probe": {"core", "runtime", "loader", "kube"},
-    "dns-server": {"core", "runtime", "loader", "plan", "contract", "probe", "kube"},
-    "operator": {"core", "runtime", "loader", "plan", "contract", "kube"},
+    "dns-server": {"core", "runtime", "loader", "plan", "contract", "signals", "probe",
+                   "kube"},
+    "operator": {"core", "runtime", "loader", "plan", "contract", "signals", "kube"},
 }
 # Folders whose targets are never part of a product (test and bench binaries).
 IGNORED = {"tests"}

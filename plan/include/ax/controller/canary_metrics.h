@@ -1,11 +1,11 @@
-// The Canary analysis' signals beside the probes, pure: which PromQL the
-// operator evaluates for which node (the canary node at its lowest over the
+// The Canary analysis' signals beside the probes, pure: which PromQL is
+// evaluated for which node (the canary node at its lowest over the
 // breach window, each baseline node at its highest: a breach is one that
 // lasted throughout), what the readings say about each spec.analysis.metrics
 // entry, and what the nodes' self-reported error rates say about
-// spec.analysis.errorRate. Asking Prometheus is the operator's
-// (canary_metric_reader.h); the state machine that acts on the verdicts is
-// canary_progress.h.
+// spec.analysis.errorRate. Asking Prometheus is signals/ (metric_reader.h),
+// in ax-operator and standalone ax-dns; the state machine that acts on the
+// verdicts is canary_progress.h.
 #pragma once
 
 #include <cstdint>

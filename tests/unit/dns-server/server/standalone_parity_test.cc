@@ -100,7 +100,7 @@ TEST(StandaloneParityTest, SameManifestsAndHealthGiveTheSameSnapshot) {
     ax::testing::ApplyPlan(controller::ComputePlan(cluster), cluster, revision);
 
     const StandalonePass pass = standalone.Plan(
-        StandaloneReport(nodes, states, "pod-a", p.at_ms), {}, p.at_ms);
+        {}, StandaloneReport(nodes, states, "pod-a", p.at_ms), {}, p.at_ms);
     ASSERT_EQ(pass.valid_domains, 2u);
     standalone.Commit(pass.plan);
 

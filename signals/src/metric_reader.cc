@@ -1,48 +1,21 @@
 // The Canary analysis' Prometheus reader (metric_reader.h).
-#include "metric_reader.h"
+#include "ax/signals/metric_reader.h"
 
 #include <httplib.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <nlohmann/json.hpp>
+#include <utility>
 
 #include "ax/runtime/clock.h"
 #include "ax/runtime/log.h"
+#include "ax/signals/prometheus_reply.h"
 
-namespace ax::controller {
+namespace ax::signals {
 namespace {
-
-using nlohmann::json;
 
 constexpr int64_t kIdleWaitMs = 1000;
 constexpr time_t kConnectTimeoutS = 3;
 constexpr time_t kReadTimeoutS = 10;
-
-MetricReading Error(int64_t at_ms, std::string why) {
-  return {std::nullopt, at_ms, std::move(why)};
-}
-
-// [time, "value"] of an instant vector's sample or a scalar.
-MetricReading SampleValue(const json& sample, int64_t at_ms) {
-  if (!sample.is_array() || sample.size() != 2 || !sample[1].is_string()) {
-    return Error(at_ms, "Prometheus reply: a sample is not [time, \"value\"]");
-  }
-  const std::string& text = sample[1].get_ref<const std::string&>();
-  // Prometheus writes NaN, +Inf and -Inf so; strtod reads them all.
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end != '\0') {
-    return Error(at_ms,
-                 "Prometheus reply: value \"" + text + "\" is no number");
-  }
-  if (std::isnan(v)) {
-    return Error(at_ms,
-                 "no data: the value is NaN (a ratio over no requests?)");
-  }
-  return {v, at_ms, ""};
-}
 
 // "http://host:9090/prefix" -> ("http://host:9090", "/prefix").
 std::pair<std::string, std::string> SplitBase(const std::string& url) {
@@ -64,41 +37,14 @@ MetricReading Evaluate(const CanaryQuery& q) {
   auto res = client.Get(prefix + "/api/v1/query", params, httplib::Headers{});
   const int64_t now = runtime::WallMs();
   if (!res) {
-    return Error(now, "Prometheus " + q.prometheus + ": " +
-                          httplib::to_string(res.error()));
+    return {
+        std::nullopt, now,
+        "Prometheus " + q.prometheus + ": " + httplib::to_string(res.error())};
   }
   return ParsePrometheusReply(res->status, res->body, now);
 }
 
 }  // namespace
-
-MetricReading ParsePrometheusReply(int status, std::string_view body,
-                                   int64_t at_ms) {
-  const json reply = json::parse(body, nullptr, false);
-  if (!reply.is_object()) {
-    return Error(at_ms, "Prometheus HTTP " + std::to_string(status) +
-                            ": the reply is not JSON");
-  }
-  if (reply.value("status", "") != "success") {
-    return Error(at_ms, "Prometheus HTTP " + std::to_string(status) + ": " +
-                            reply.value("errorType", "error") + ": " +
-                            reply.value("error", "(no message)"));
-  }
-  const json data = reply.value("data", json::object());
-  const std::string type = data.value("resultType", "");
-  const json result = data.value("result", json());
-  if (type == "scalar") return SampleValue(result, at_ms);
-  if (type != "vector" || !result.is_array()) {
-    return Error(at_ms,
-                 "the query gives a " + type + ", not one instant value");
-  }
-  if (result.empty()) return Error(at_ms, "no data: the query gives no series");
-  if (result.size() > 1) {
-    return Error(at_ms, "the query gives " + std::to_string(result.size()) +
-                            " series; aggregate them to one, e.g. sum(...)");
-  }
-  return SampleValue(result[0].value("value", json()), at_ms);
-}
 
 MetricReader::MetricReader(std::function<void()> changed)
     : changed_(std::move(changed)) {}
@@ -185,4 +131,4 @@ void MetricReader::Run() {
   }
 }
 
-}  // namespace ax::controller
+}  // namespace ax::signals

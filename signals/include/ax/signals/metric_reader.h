@@ -1,9 +1,10 @@
-// The Canary analysis' Prometheus reader: keeps evaluating the PromQL the
-// latest plan asked for (Plan::canary_queries), each at its interval, with
+// The Canary analysis' Prometheus reader, shared by ax-operator and
+// standalone ax-dns: keeps evaluating the PromQL the latest plan asked for
+// (Plan::canary_queries), each at its interval, with
 // GET <prometheus>/api/v1/query on its own thread, and hands the latest
-// reading per (Canary, metric, node) to the next plan. Each reading wakes the
-// reconciler (a step may be waiting for one). Reading replies is
-// ParsePrometheusReply, pure.
+// reading per (Canary, metric, node) to the next plan. Each reading calls
+// back (a step may be waiting for one). Reading a reply is
+// prometheus_reply.h's, pure; judging the readings is the plan's.
 #pragma once
 
 #include <condition_variable>
@@ -12,20 +13,17 @@
 #include <map>
 #include <mutex>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <tuple>
 #include <vector>
 
 #include "ax/controller/canary_metrics.h"
 
-namespace ax::controller {
+namespace ax::signals {
 
-// One instant-query reply (HTTP `status`, `body`) read at `at_ms`: one
-// series' value; no data for an empty result or NaN (0/0: no requests);
-// an error naming what Prometheus or the reply said.
-MetricReading ParsePrometheusReply(int status, std::string_view body,
-                                   int64_t at_ms);
+using controller::CanaryQuery;
+using controller::CanaryReadings;
+using controller::MetricReading;
 
 class MetricReader {
  public:
@@ -60,4 +58,4 @@ class MetricReader {
   std::thread thread_;
 };
 
-}  // namespace ax::controller
+}  // namespace ax::signals

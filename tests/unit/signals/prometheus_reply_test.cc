@@ -2,17 +2,19 @@
 // series' value, no data (an empty result, NaN), and errors that say what
 // Prometheus or the reply got wrong. The reader against a real Prometheus is
 // tests/integration/test_canary_prometheus.py.
-#include "metric_reader.h"
+#include "ax/signals/prometheus_reply.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-namespace ax::controller {
+namespace ax::signals {
 namespace {
 
 using ::testing::HasSubstr;
+
+using controller::MetricReading;
 
 MetricReading Parse(std::string_view body, int status = 200) {
   return ParsePrometheusReply(status, body, 42);
@@ -67,4 +69,4 @@ TEST(PrometheusReply, ErrorsSayWhat) {
 }
 
 }  // namespace
-}  // namespace ax::controller
+}  // namespace ax::signals
