@@ -198,6 +198,14 @@ json CanariesPart(const StatusInputs& in) {
       c["nextStepSeconds"] =
           std::max<int64_t>(0, (*started + pause_ms - from) / 1000);
     }
+    // What the plan says about the rollout: what it waits for, why it
+    // failed, what a finished one holds.
+    for (const json& condition : status.value("conditions", json::array())) {
+      if (condition.is_object() && Str(condition, "type") == "Ready" &&
+          !Str(condition, "message").empty()) {
+        c["message"] = Str(condition, "message");
+      }
+    }
     out.push_back(std::move(c));
   }
   return out;
@@ -301,6 +309,11 @@ std::string StatusText(const json& model) {
                : In(c, "nextStepSeconds")});
     }
     out += "\n" + TextTable(rows);
+    for (const json& c : model["canaries"]) {
+      if (c.contains("message")) {
+        out += c.value("name", "") + ": " + c.value("message", "") + "\n";
+      }
+    }
   }
   return out;
 }

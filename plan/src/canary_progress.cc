@@ -186,7 +186,10 @@ void Describe(const Canary& spec, const CanarySignals& node, bool node_ready,
                   " s of the step's pause left";
       break;
     case CanaryPhase::kSucceeded:
-      d.message = "last step reached: " + at;
+      // The share stays until the Canary goes: then the node is one of its
+      // Regions' members again, or nobody's if no Region lists it.
+      d.message =
+          "last step reached: " + at + ", held until the Canary is deleted";
       break;
     case CanaryPhase::kFailed:
       d.reason = s.aborted ? kAborted : kAnalysisFailed;

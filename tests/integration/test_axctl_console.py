@@ -227,6 +227,9 @@ def test_canary_requests(cluster, operator):
                    if line.startswith("new-b "))
         assert row[:6] == ["new-b", "www", "b", "Paused", "1/3", "10"], r.stdout
         assert " ".join(row[6:]).startswith("held, "), r.stdout
+        # ... and why, in the plan's words under the table.
+        assert "\nnew-b: step 1/3: 10% of clients on Node b, paused by the annotation" in (
+            r.stdout), r.stdout
         model = json.loads(axctl(cluster, "status", "-o", "json").stdout)
         assert [r["vantage"] for r in model["replicas"]] == ["console-vantage"]
         assert {n["name"]: n["health"] for n in model["nodes"]} == {"a": "Up", "b": "Up"}
@@ -250,7 +253,8 @@ def test_canary_requests(cluster, operator):
         r = axctl(cluster, "canary", "promote", "new-b", "--full", "--wait")
         assert r.returncode == 0, r.stdout + r.stderr
         assert r.stdout.endswith("canary/new-b: Succeeded: last step reached: 100% of "
-                                 "clients on Node b\n"), r.stdout
+                                 "clients on Node b, held until the Canary is deleted\n"
+                                 ), r.stdout
         r = axctl(cluster, "canary", "promote", "new-b")
         assert r.returncode == 1
         assert "canary promote: the rollout is Succeeded: there is no step" in r.stderr

@@ -71,7 +71,9 @@ TEST(CanaryProgress, PendingUntilTheNodeIsUpThenStepsByPause) {
   d = ProgressCanary(spec, 1, d.state, UpNode(), kT0 + 200'000);
   EXPECT_EQ(d.state.phase, CanaryPhase::kSucceeded);
   EXPECT_EQ(d.state.percent, 100);
-  EXPECT_EQ(d.message, "last step reached: 100% of clients on Node bj-02");
+  EXPECT_EQ(d.message,
+            "last step reached: 100% of clients on Node bj-02, held until the "
+            "Canary is deleted");
 }
 
 TEST(CanaryProgress, AnalysisLimitsFailTheRolloutUntilTheSpecChanges) {

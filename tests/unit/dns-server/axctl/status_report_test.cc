@@ -101,7 +101,15 @@ TEST(StatusReportTest, OneLookAtTheNamespace) {
              {{"phase", "Progressing"},
               {"step", 0},
               {"percent", 5},
-              {"stepStartedAt", At(kNow - 60'000)}})};
+              {"stepStartedAt", At(kNow - 60'000)},
+              {"conditions",
+               {{{"type", "Ready"},
+                 {"status", "True"},
+                 {"reason", "Progressing"},
+                 {"message",
+                  "step 1/2: 5% of clients on Node gz-01 until "
+                  "2026-12-04T10:00:00Z, and then waits until metric "
+                  "http-5xx is read"}}}}})};
 
   const json model = StatusModel(in);
   EXPECT_EQ(model["routeTable"]["version"], 43);
@@ -139,7 +147,9 @@ TEST(StatusReportTest, OneLookAtTheNamespace) {
       "\n"
       "CANARY  DOMAIN  NODE   PHASE        STEP  PERCENT  NEXT STEP\n"
       "new-b   www     bj-01  Paused       1/2   10       held, 50m left\n"
-      "api-c   api     gz-01  Progressing  1/2   5        in 9m\n");
+      "api-c   api     gz-01  Progressing  1/2   5        in 9m\n"
+      "api-c: step 1/2: 5% of clients on Node gz-01 until "
+      "2026-12-04T10:00:00Z, and then waits until metric http-5xx is read\n");
 }
 
 TEST(StatusReportTest, NoTableYet) {
