@@ -8,6 +8,7 @@
 #include "ax/decide.h"
 #include "ax/isp_sets.h"
 #include "ax/rfc3339.h"
+#include "route_json.h"
 
 namespace ax {
 namespace {
@@ -28,19 +29,6 @@ const char* StepName(Classification::Step step) {
   return "?";
 }
 
-std::string Normalise(std::string name) {
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  if (!name.empty() && name.back() == '.') name.pop_back();
-  return name;
-}
-
-nlohmann::json Addresses(const std::vector<IpAddress>& addresses) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const IpAddress& a : addresses) out.push_back(FormatIp(a));
-  return out;
-}
-
 // "gz-01: Down from cn-south-unicom vantages (0 up, 2 down), Up globally".
 std::string GroupLine(const SnapshotNode& n, const SnapshotVantageGroup& g,
                       const GroupNodeView& v) {
@@ -48,54 +36,6 @@ std::string GroupLine(const SnapshotNode& n, const SnapshotVantageGroup& g,
          " vantages (" + std::to_string(v.up_votes) + " up, " +
          std::to_string(v.down_votes) + " down), " + HealthName(n.health) +
          " globally";
-}
-
-bool WasHeldBack(const DecisionTrace& trace, uint32_t node) {
-  const auto end = trace.held_back.begin() + trace.held_back_count;
-  return std::find(trace.held_back.begin(), end, node) != end;
-}
-
-nlohmann::json Candidates(const Snapshot& s, const SnapshotDomain& d,
-                          const Route& route, const SnapshotVantageGroup* group,
-                          const DecisionTrace& trace, int64_t now_ms) {
-  nlohmann::json out = nlohmann::json::array();
-  for (size_t i = 0; i < route.candidates.size(); ++i) {
-    const Candidate& c = route.candidates[i];
-    const SnapshotNode& n = s.nodes[c.node];
-    const GroupNodeView* seen = SeenByGroup(group, c.node);
-    const Health health = seen ? seen->health : n.health;
-    const double latency_ms = seen ? seen->latency_ms : n.latency_ms;
-    nlohmann::json j = {
-        {"node", n.name},
-        {"addresses", Addresses(n.addresses)},
-        {"health", HealthName(health)},
-        {"measuredBy", seen ? group->name : "global"},
-        {"weight", c.weight},
-        {"score", c.score.Total()},
-        {"parts",
-         {{"health", c.score.health},
-          {"load", c.score.load},
-          {"latency", c.score.latency},
-          {"priority", c.score.priority}}},
-    };
-    if (seen) {
-      j["globalHealth"] = HealthName(n.health);
-      j["votes"] = {{"up", seen->up_votes}, {"down", seen->down_votes}};
-    }
-    if (latency_ms >= 0) j["latencyMs"] = latency_ms;
-    if (n.utilisation >= 0) j["utilisation"] = n.utilisation;
-    if (i < trace.keys_count) j["strategyKey"] = trace.keys[i];
-    if (const double share = RampShare(c, d.slow_start_ms, now_ms); share < 1) {
-      // Slow start: the node just turned Up and takes a growing share of
-      // client subnets; this client's may not be in it yet.
-      j["slowStart"] = {{"upSince", FormatRfc3339Seconds(c.ramp_start_ms)},
-                        {"upSinceMs", c.ramp_start_ms},
-                        {"share", share},
-                        {"heldBack", WasHeldBack(trace, c.node)}};
-    }
-    out.push_back(std::move(j));
-  }
-  return out;
 }
 
 // A GeoOverride that placed the client: what it says, its evidence, and where
@@ -130,11 +70,9 @@ nlohmann::json GeoOverrideEvidenceJson(const GeoOverrideEvidence& e) {
 
 nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
                        const ExplainRequest& req) {
-  const std::string name = Normalise(req.name);
-  auto domain =
-      std::find_if(s.domains.begin(), s.domains.end(),
-                   [&](const SnapshotDomain& d) { return d.fqdn == name; });
-  if (domain == s.domains.end()) {
+  const std::string name = route_json::NormaliseName(req.name);
+  const SnapshotDomain* domain = route_json::FindDomain(s, name);
+  if (!domain) {
     return {{"error", "'" + name +
                           "' is not a served domain in snapshot version " +
                           std::to_string(s.version)}};
@@ -190,12 +128,7 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
                    {"fqdn", domain->fqdn},
                    {"strategy", StrategyName(domain->strategy)},
                    {"maxAnswers", domain->max_answers}};
-  nlohmann::json r = {{"source", RouteSourceName(route.source)},
-                      {"rules", route.rules},
-                      {"hysteresisHeld", route.hysteresis_held}};
-  if (!route.via.empty()) r["via"] = route.via;
-  if (route.failover_until_ms > 0)
-    r["failoverUntilMs"] = route.failover_until_ms;
+  nlohmann::json r = route_json::RouteFacts(s, route);
   if (trace.spill_considered) {
     // The region is past its load knee: a share of its clients is answered
     // from its next fallback region (the route above, when this one is).
@@ -207,12 +140,8 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
                   {"spilled", answer.spilled}};
   }
   if (route.canary != kNoIndex) {
-    const SnapshotCanary& can = s.canaries[route.canary];
-    r["canary"] = {{"name", can.name},
-                   {"node", s.nodes[can.node].name},
-                   {"percent", can.percent},
-                   {"cohortBucket", trace.canary_bucket},
-                   {"inCohort", answer.canary}};
+    r["canary"]["cohortBucket"] = trace.canary_bucket;
+    r["canary"]["inCohort"] = answer.canary;
   }
   out["route"] = std::move(r);
   if (group) {
@@ -230,7 +159,8 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
                            {"usingGlobal", group->vantages == 0},
                            {"differsFromGlobal", std::move(differs)}};
   }
-  out["candidates"] = Candidates(s, *domain, route, group, trace, req.now_ms);
+  out["candidates"] =
+      route_json::Candidates(s, *domain, route, group, &trace, req.now_ms);
 
   nlohmann::json pick = nlohmann::json::array();
   nlohmann::json addresses = nlohmann::json::array();

@@ -5,9 +5,11 @@
 
 #include <httplib.h>
 
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "ax/ip.h"
 #include "ax/json_text.h"
@@ -15,6 +17,7 @@
 #include "ax/runtime/clock.h"
 #include "ax/runtime/config_values.h"
 #include "ax/runtime/log.h"
+#include "server/endpoints_handler.h"
 #include "server/explain_handler.h"
 
 namespace ax::dns {
@@ -81,6 +84,47 @@ httplib::Server::Handler ServedOn(std::string where) {
   };
 }
 
+constexpr std::chrono::seconds kDefaultWait{30};
+constexpr std::chrono::seconds kMaxWait{60};
+
+// wait=VERSION[&timeout=DURATION] holds the request while VERSION is served
+// (at most the timeout: 30 s, up to 60 s), then it is answered with what is
+// served; a client polls again with the version it got. Returns the reply
+// that refuses the wait instead, if any.
+std::optional<JsonReply> AwaitNewVersion(const httplib::Request& req,
+                                         VersionWatch* watch) {
+  if (!req.has_param("wait")) return std::nullopt;
+  int64_t version = 0;
+  std::string error;
+  if (!runtime::ParseInt(req.get_param_value("wait"), 0, INT64_MAX, &version,
+                         &error)) {
+    return BadRequest("wait: " + error + " (the version you have)");
+  }
+  std::chrono::milliseconds timeout = kDefaultWait;
+  if (req.has_param("timeout") &&
+      !runtime::ParseDuration(req.get_param_value("timeout"), &timeout,
+                              &error)) {
+    return BadRequest("timeout: " + error);
+  }
+  if (timeout <= std::chrono::milliseconds(0) || timeout > kMaxWait) {
+    return BadRequest("timeout: from 1ms to 60s");
+  }
+  if (!watch) return JsonReply{503, {{"error", "watching is off"}}};
+  switch (watch->WaitWhileServing(static_cast<uint64_t>(version), timeout)) {
+    case WatchResult::kChanged:
+    case WatchResult::kTimedOut:
+      return std::nullopt;
+    case WatchResult::kBusy:
+      return JsonReply{
+          503,
+          {{"error", "too many watches (" + std::to_string(kApiWatchers) +
+                         "); retry in a second"}}};
+    case WatchResult::kClosed:
+      return JsonReply{503, {{"error", "ax-dns is stopping"}}};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 HttpServer::HttpServer(HttpSources sources) : sources_(sources) {}
@@ -119,6 +163,20 @@ void HttpServer::RouteApi() {
     const auto geo = sources_.geo ? sources_.geo->Current() : nullptr;
     const JsonReply reply =
         ExplainQuery(req.params, state.get(), geo.get(), runtime::WallMs());
+    Reply(res, reply.status, reply.body);
+  });
+  server.Get("/v1/endpoints", [this, store](const httplib::Request& req,
+                                            httplib::Response& res) {
+    if (const std::optional<JsonReply> refused =
+            AwaitNewVersion(req, sources_.watch)) {
+      if (refused->status == 503) res.set_header("Retry-After", "1");
+      Reply(res, refused->status, refused->body);
+      return;
+    }
+    const auto state = store->Current();
+    const auto geo = sources_.geo ? sources_.geo->Current() : nullptr;
+    const JsonReply reply =
+        EndpointsQuery(req.params, state.get(), geo.get(), runtime::WallMs());
     Reply(res, reply.status, reply.body);
   });
   server.Get("/v1/snapshot",

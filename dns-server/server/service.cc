@@ -34,6 +34,7 @@ bool Service::Start(std::string* error) {
                         const std::shared_ptr<const ServingState>& state) {
     telemetry->Serve(state);
   });
+  store_.SetAfterServe([this] { watch_.Notify(); });
   if (!StartSource(error)) return false;
   if (config_.rrl) {
     rrl_ = std::make_unique<RateLimiter>(
@@ -63,8 +64,10 @@ bool Service::Start(std::string* error) {
       .kube_source = kube_source_.get(),
       .probe = standalone_ ? standalone_->probe_metrics() : nullptr,
       .standalone = standalone_ ? standalone_->plan_metrics() : nullptr});
-  http_ = std::make_unique<HttpServer>(HttpSources{
-      .store = &store_, .geo = geo_.get(), .metrics = metrics_.get()});
+  http_ = std::make_unique<HttpServer>(HttpSources{.store = &store_,
+                                                   .geo = geo_.get(),
+                                                   .metrics = metrics_.get(),
+                                                   .watch = &watch_});
   HttpEndpoints endpoints{.admin_token_file = config_.admin_token_file};
   for (auto [text, slot] :
        {std::pair{&config_.http_listen, &endpoints.operating},
@@ -273,6 +276,7 @@ void Service::Stop() {
   wake_.notify_all();
   if (housekeeping_.joinable()) housekeeping_.join();
   if (redirector_) redirector_->Stop();
+  watch_.Close();  // long polls return before their threads are joined
   if (http_) http_->Stop();
   if (tcp_) tcp_->Stop();
   if (udp_) udp_->Stop();

@@ -75,6 +75,12 @@ class Service {
 
   const ServerConfig config_;
   SnapshotStore store_;
+  // GET /v1/endpoints?wait=: woken after each swap (SetAfterServe).
+  VersionWatch watch_{[this] {
+                        const auto state = store_.Current();
+                        return state ? state->snapshot().version : 0;
+                      },
+                      kApiWatchers};
   std::unique_ptr<GeoStore> geo_;
   std::unique_ptr<RateLimiter> rrl_;
   std::unique_ptr<DecisionLog> decision_log_;  // null: off

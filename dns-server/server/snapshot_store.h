@@ -64,6 +64,12 @@ class SnapshotStore {
     on_serve_ = std::move(hook);
   }
 
+  // Runs under the store's lock right after a state became the one served:
+  // whoever waits for a new version (version_watch.h) sees it when woken.
+  void SetAfterServe(std::function<void()> hook) {
+    after_serve_ = std::move(hook);
+  }
+
   // What readers serve from; null until the first successful load.
   std::shared_ptr<const ServingState> Current() const {
     return current_.load(std::memory_order_acquire);
@@ -106,6 +112,7 @@ class SnapshotStore {
   const std::vector<ZoneConfig> zones_;
   const size_t max_history_;
   std::function<void(const ServingState&)> prepare_;
+  std::function<void()> after_serve_;
   std::function<void(const std::shared_ptr<const ServingState>&)> on_serve_;
   std::atomic<std::shared_ptr<const ServingState>> current_;
 
