@@ -53,18 +53,12 @@ json RegionEntry(const Snapshot& s, const SnapshotDomain& d, uint32_t r,
   return entry;
 }
 
-json NotServed(const Snapshot& s, const std::string& fqdn) {
-  return {{"error", "'" + route_json::NormaliseName(fqdn) +
-                        "' is not a served domain in snapshot version " +
-                        std::to_string(s.version)}};
-}
-
 }  // namespace
 
 json DomainEndpoints(const Snapshot& s, const std::string& fqdn,
                      const std::optional<std::string>& region, int64_t now_ms) {
   const SnapshotDomain* d = route_json::FindDomain(s, fqdn);
-  if (!d) return NotServed(s, fqdn);
+  if (!d) return route_json::NotServed(s, fqdn);
   json out = Header(s, *d);
   json regions = json::array();
   for (uint32_t r = 0; r < s.regions.size(); ++r) {
@@ -87,7 +81,7 @@ json ClientEndpoints(const Snapshot& s, const Classifier& classifier,
                      const std::string& fqdn, const EndpointsClient& client,
                      int64_t now_ms) {
   const SnapshotDomain* d = route_json::FindDomain(s, fqdn);
-  if (!d) return NotServed(s, fqdn);
+  if (!d) return route_json::NotServed(s, fqdn);
   const Classification cls = classifier.Classify(client.address, client.geo);
   json out = Header(s, *d);
   out["regions"] = json::array({RegionEntry(s, *d, cls.region, now_ms)});
@@ -96,25 +90,13 @@ json ClientEndpoints(const Snapshot& s, const Classifier& classifier,
                                {ClientCohort(client.address),
                                 client.geo.has_location, client.geo.location},
                                client.family, now_ms, rng);
-  json nodes = json::array();
-  json addresses = json::array();
-  for (uint32_t i = 0; i < answer.count; ++i) {
-    const SnapshotNode& n = s.nodes[answer.nodes[i]];
-    nodes.push_back(n.name);
-    for (const IpAddress& a : n.addresses) {
-      if (!client.family || a.family == *client.family) {
-        addresses.push_back(FormatIp(a));
-      }
-    }
-  }
-  const int cohort_bits = CohortPrefixLength(client.address.family);
-  out["client"] = {
-      {"address", FormatIp(client.address)},
-      {"cohortSubnet",
-       FormatPrefix({Mask(client.address, cohort_bits), cohort_bits})},
-      {"region", out["regions"][0]["region"]}};
-  out["answer"] = {{"nodes", std::move(nodes)},
-                   {"addresses", std::move(addresses)},
+  route_json::AnsweredJson answered =
+      route_json::Answered(s, *d, answer, client.family);
+  out["client"] = {{"address", FormatIp(client.address)},
+                   {"cohortSubnet", route_json::CohortSubnet(client.address)},
+                   {"region", out["regions"][0]["region"]}};
+  out["answer"] = {{"nodes", std::move(answered.nodes)},
+                   {"addresses", std::move(answered.addresses)},
                    {"source", RouteSourceName(s.routes[answer.route].source)},
                    {"canary", answer.canary},
                    {"spilled", answer.spilled},

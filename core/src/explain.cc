@@ -72,11 +72,7 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
                        const ExplainRequest& req) {
   const std::string name = route_json::NormaliseName(req.name);
   const SnapshotDomain* domain = route_json::FindDomain(s, name);
-  if (!domain) {
-    return {{"error", "'" + name +
-                          "' is not a served domain in snapshot version " +
-                          std::to_string(s.version)}};
-  }
+  if (!domain) return route_json::NotServed(s, name);
   const Classification cls = classifier.Classify(req.client, req.geo);
   ClientContext client{ClientCohort(req.client), req.geo.has_location,
                        req.geo.location};
@@ -89,11 +85,9 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
       cls.region != kNoIndex ? GroupOf(s, s.regions[cls.region]) : nullptr;
 
   nlohmann::json out;
-  const int cohort_bits = CohortPrefixLength(req.client.family);
   out["query"] = {{"name", name},
                   {"client", FormatIp(req.client)},
-                  {"cohortSubnet",
-                   FormatPrefix({Mask(req.client, cohort_bits), cohort_bits})}};
+                  {"cohortSubnet", route_json::CohortSubnet(req.client)}};
   out["snapshot"] = {{"version", s.version}, {"contentHash", s.content_hash}};
   nlohmann::json geo = {{"country", req.geo.country},
                         {"subdivision", req.geo.subdivision},
@@ -162,25 +156,14 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
   out["candidates"] =
       route_json::Candidates(s, *domain, route, group, &trace, req.now_ms);
 
-  nlohmann::json pick = nlohmann::json::array();
-  nlohmann::json addresses = nlohmann::json::array();
-  for (uint32_t i = 0; i < answer.count; ++i) {
-    const SnapshotNode& n = s.nodes[answer.nodes[i]];
-    pick.push_back(n.name);
-    for (const IpAddress& a : n.addresses) {
-      if (!req.family || a.family == *req.family)
-        addresses.push_back(FormatIp(a));
-    }
+  if (route.source == RouteSource::kDomainFallback &&
+      !domain->fallback.cname.empty()) {
+    out["cname"] = domain->fallback.cname;
   }
-  if (route.source == RouteSource::kDomainFallback) {
-    if (!domain->fallback.cname.empty()) out["cname"] = domain->fallback.cname;
-    for (const IpAddress& a : domain->fallback.addresses) {
-      if (!req.family || a.family == *req.family)
-        addresses.push_back(FormatIp(a));
-    }
-  }
-  out["pick"] = std::move(pick);
-  out["addresses"] = std::move(addresses);
+  route_json::AnsweredJson answered =
+      route_json::Answered(s, *domain, answer, req.family);
+  out["pick"] = std::move(answered.nodes);
+  out["addresses"] = std::move(answered.addresses);
   out["ttl"] = answer.ttl;
   out["ttlReason"] = TtlReasonName(answer.ttl_reason);
   // Down nodes have left the route, so the candidates cannot show them:

@@ -38,6 +38,34 @@ const SnapshotDomain* FindDomain(const Snapshot& s, std::string_view name) {
   return it == s.domains.end() ? nullptr : &*it;
 }
 
+nlohmann::json NotServed(const Snapshot& s, std::string_view name) {
+  return {{"error", "'" + NormaliseName(std::string(name)) +
+                        "' is not a served domain in snapshot version " +
+                        std::to_string(s.version)}};
+}
+
+std::string CohortSubnet(const IpAddress& client) {
+  const int bits = CohortPrefixLength(client.family);
+  return FormatPrefix({Mask(client, bits), bits});
+}
+
+AnsweredJson Answered(const Snapshot& s, const SnapshotDomain& d,
+                      const Answer& answer, std::optional<IpFamily> family) {
+  AnsweredJson out{nlohmann::json::array(), nlohmann::json::array()};
+  const auto add = [&](const IpAddress& a) {
+    if (!family || a.family == *family) out.addresses.push_back(FormatIp(a));
+  };
+  for (uint32_t i = 0; i < answer.count; ++i) {
+    const SnapshotNode& n = s.nodes[answer.nodes[i]];
+    out.nodes.push_back(n.name);
+    for (const IpAddress& a : n.addresses) add(a);
+  }
+  if (s.routes[answer.route].source == RouteSource::kDomainFallback) {
+    for (const IpAddress& a : d.fallback.addresses) add(a);
+  }
+  return out;
+}
+
 nlohmann::json Candidates(const Snapshot& s, const SnapshotDomain& d,
                           const Route& route, const SnapshotVantageGroup* group,
                           const DecisionTrace* trace, int64_t now_ms) {

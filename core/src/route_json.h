@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,21 @@ nlohmann::json Addresses(const std::vector<IpAddress>& addresses);
 
 // The domain served under `name` (any case, trailing dot optional), or null.
 const SnapshotDomain* FindDomain(const Snapshot& s, std::string_view name);
+// {"error": ...} for a `name` FindDomain did not find.
+nlohmann::json NotServed(const Snapshot& s, std::string_view name);
+
+// The client subnet its cohort is keyed on, as text ("10.0.3.0/24").
+std::string CohortSubnet(const IpAddress& client);
+
+// What DNS answers for `answer`: the nodes it names, best first, and the
+// addresses of `family` (nullopt: any): the nodes', or on the DomainFallback
+// step the Domain's fixed ones.
+struct AnsweredJson {
+  nlohmann::json nodes;
+  nlohmann::json addresses;
+};
+AnsweredJson Answered(const Snapshot& s, const SnapshotDomain& d,
+                      const Answer& answer, std::optional<IpFamily> family);
 
 // Each candidate of `route` best first: node, addresses, health and who
 // measured it (`group`'s view where it saw the node), weight, score and its

@@ -11,6 +11,7 @@ namespace ax::dns {
 namespace {
 
 using testing::OpsWorld;
+using testing::OpsWorldAllDown;
 using testing::Serve;
 
 JsonReply Ask(const ServingState* state, QueryParams params) {
@@ -72,6 +73,17 @@ TEST(EndpointsHandlerTest, AClientByEcsAsTheResponderSeesIt) {
   EXPECT_EQ(r.body["resolver"], "203.0.113.53");
   EXPECT_EQ(r.body["answer"]["nodes"], nlohmann::json({"c"}));
   EXPECT_EQ(r.body["answer"]["addresses"], nlohmann::json({"10.0.0.3"}));
+}
+
+TEST(EndpointsHandlerTest, AClientOnTheDomainFallbackGetsItsAddresses) {
+  const auto state = Serve(OpsWorldAllDown());
+  const JsonReply r = Ask(
+      state.get(), {{"name", "api.example.test"}, {"client", "192.0.2.10"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.body["answer"]["source"], "DomainFallback");
+  EXPECT_EQ(r.body["answer"]["nodes"], nlohmann::json::array());
+  // What DNS answers: the Domain's fixed addresses.
+  EXPECT_EQ(r.body["answer"]["addresses"], nlohmann::json({"203.0.113.99"}));
 }
 
 }  // namespace
