@@ -71,7 +71,8 @@ bool DecodePrefix(Context& ctx, const std::string& path, const json& v,
   return true;
 }
 
-void ParseSpec(Context& ctx, Fields& top, MeasurementReport& report) {
+void ParseMeasurementReportSpec(Context& ctx, Fields& top,
+                                MeasurementReport& report) {
   Fields spec = top.Sub("spec");
   spec.Read("source", report.source);
   spec.ReadRequired("from", report.from_ms, &DecodeFormat<&ReadTimeMs>);
@@ -230,7 +231,7 @@ ParseMeasurementReportResult ParseMeasurementReport(const json& object,
                                                     std::string_view source) {
   return manifest::ParseReportObject<ParseMeasurementReportResult,
                                      MeasurementReport>(
-      object, source, kMeasurementReportKind, &ParseSpec);
+      object, source, kMeasurementReportKind, &ParseMeasurementReportSpec);
 }
 
 ParseMeasurementReportResult ParseMeasurementReportText(

@@ -101,7 +101,7 @@ void ReadServed(Fields& spec, std::optional<ServedSnapshot>& out) {
   served.ReadRequired("loadedAt", s.loaded_at_ms, &DecodeFormat<&ReadTimeMs>);
 }
 
-void ParseSpec(Context& ctx, Fields& top, ProbeReport& report) {
+void ParseProbeReportSpec(Context& ctx, Fields& top, ProbeReport& report) {
   Fields spec = top.Sub("spec");
   spec.ReadRequired("vantage", report.vantage);
   if (spec.Has("vantage") && report.vantage.empty()) {
@@ -216,7 +216,7 @@ std::string SerializeProbeReport(const ProbeReport& report) {
 ParseProbeReportResult ParseProbeReport(const json& object,
                                         std::string_view source) {
   return manifest::ParseReportObject<ParseProbeReportResult, ProbeReport>(
-      object, source, kProbeReportKind, &ParseSpec);
+      object, source, kProbeReportKind, &ParseProbeReportSpec);
 }
 
 ParseProbeReportResult ParseProbeReportText(std::string_view text,
