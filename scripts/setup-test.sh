@@ -25,18 +25,22 @@ TEST_APT_PACKAGES=(
   libldns-dev # tests: an independent DNS wire parser
   knot-dnsutils unbound # real clients of the integration tests (kdig, resolver); dig: setup.sh
   prometheus # for promtool: alert rules check + unit tests (tests/alerts); no smaller package has it
+  haproxy # a proxy discovering backends through SRV (test_haproxy_srv)
   shellcheck # tests/e2e/kind/*.sh (test_kind_e2e_files)
   iproute2 # `ip`: network namespaces and veth paths (tests/e2e/local/test_isp_paths.py)
   nodejs # runs the geo formats' reference readers (geo unit tests: zh_geo_real_data_test)
 )
 ax_apt_install "${TEST_APT_PACKAGES[@]}"
-# Only promtool is wanted from `prometheus`: on a systemd machine the package enables
-# and starts a Prometheus server on :9090; stop it when this run installed it.
-if [[ " ${AX_APT_INSTALLED[*]} " == *" prometheus "* && -d /run/systemd/system ]]; then
-  sudo=""
-  [[ $(id -u) -ne 0 ]] && sudo="sudo"
-  $sudo systemctl disable --now prometheus.service >/dev/null 2>&1 || true
-fi
+# Only the binaries are wanted from `prometheus` and `haproxy`: on a systemd machine
+# the packages enable and start their servers (Prometheus on :9090); stop those this
+# run installed.
+for service in prometheus haproxy; do
+  if [[ " ${AX_APT_INSTALLED[*]} " == *" $service "* && -d /run/systemd/system ]]; then
+    sudo=""
+    [[ $(id -u) -ne 0 ]] && sudo="sudo"
+    $sudo systemctl disable --now "$service.service" >/dev/null 2>&1 || true
+  fi
+done
 
 # The tests' packages in the project venv (scripts/setup-geo.sh installs the geo
 # tools' set into the same venv, with its own stamp). Pinned: append here.

@@ -670,6 +670,7 @@ Snapshot BuildSnapshot(const World& world, const StatusMap& status,
     out.slow_start_ms = int64_t{domain->slow_start_seconds} * 1000;
     out.fallback = domain->fallback;
     out.grpc_service_config = domain->grpc_service_config;
+    out.srv = domain->srv;
     for (size_t r = 0; r < regions.size(); ++r) {
       const RoutePlanner planner(b, d, regions[r],
                                  snap.regions[r].vantage_group);

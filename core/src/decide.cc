@@ -266,6 +266,14 @@ double DistanceKm(const GeoPoint& a, const GeoPoint& b) {
 Answer Decide(const Snapshot& s, const SnapshotDomain& d, uint32_t region,
               const ClientContext& client, std::optional<IpFamily> family,
               int64_t now_ms, Rng& rng, DecisionTrace* trace) {
+  return DecideUpTo(d.max_answers, s, d, region, client, family, now_ms, rng,
+                    trace);
+}
+
+Answer DecideUpTo(uint32_t max_answers, const Snapshot& s,
+                  const SnapshotDomain& d, uint32_t region,
+                  const ClientContext& client, std::optional<IpFamily> family,
+                  int64_t now_ms, Rng& rng, DecisionTrace* trace) {
   Answer answer;
   const size_t slot =
       region < d.routes.size() - 1 ? region : d.routes.size() - 1;
@@ -273,7 +281,7 @@ Answer Decide(const Snapshot& s, const SnapshotDomain& d, uint32_t region,
   const bool spills = s.routes[answer.route].spill_route != kNoIndex;
   const Route& route = SpillIfDrawn(s, client, trace, answer);
   answer.source = route.source;
-  const uint32_t limit = std::min(d.max_answers, kMaxAnswers);
+  const uint32_t limit = std::min(max_answers, kMaxAnswers);
   const Offer offer(s, d, route, client, family, now_ms);
   if (trace) TraceHeldBack(offer, route, *trace);
   if (route.source == RouteSource::kDomainFallback ||

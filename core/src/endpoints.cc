@@ -13,6 +13,12 @@ namespace {
 using nlohmann::json;
 
 json Header(const Snapshot& s, const SnapshotDomain& d) {
+  json srv = json::array();
+  for (const SrvService& service : d.srv) {
+    srv.push_back({{"name", "_" + service.service + "._" + service.protocol +
+                                "." + d.fqdn},
+                   {"port", service.port}});
+  }
   return {{"snapshot",
            {{"version", s.version},
             {"contentHash", s.content_hash},
@@ -25,7 +31,8 @@ json Header(const Snapshot& s, const SnapshotDomain& d) {
             {"ttl",
              {{"steady", d.ttl.steady},
               {"failover", d.ttl.failover},
-              {"canary", d.ttl.canary}}}}}};
+              {"canary", d.ttl.canary}}},
+            {"srv", std::move(srv)}}}};
 }
 
 // Region index `r` (kNoIndex: clients no Region matches) of domain `d`.

@@ -61,6 +61,32 @@ std::string ReadHostname(const std::string& text, std::string& out) {
   return CheckDnsName(out, /*allow_underscore=*/true);
 }
 
+std::string ReadServiceName(const std::string& text, std::string& out) {
+  out = text;
+  for (char& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  bool letter = false, ok = !out.empty() && out.size() <= 15 &&
+                            out.front() != '-' && out.back() != '-' &&
+                            out.find("--") == std::string::npos;
+  for (char c : out) {
+    letter = letter || std::islower(static_cast<unsigned char>(c));
+    ok = ok && (std::islower(static_cast<unsigned char>(c)) ||
+                std::isdigit(static_cast<unsigned char>(c)) || c == '-');
+  }
+  return ok && letter ? ""
+                      : "must be a service name like http (RFC 6335: 1..15 "
+                        "of a-z, 0-9 and '-', a letter among them, no leading "
+                        "'_'), got \"" +
+                            text + "\"";
+}
+
+std::string ReadSrvProtocol(const std::string& text, std::string& out) {
+  out = text;
+  return out == "tcp" || out == "udp"
+             ? ""
+             : "must be tcp or udp (no leading '_'), got \"" + text + "\"";
+}
+
 std::string ReadObjectName(const std::string& text, std::string& out) {
   out = text;
   return CheckDnsName(text, /*allow_underscore=*/false);

@@ -23,6 +23,12 @@ std::string CheckDnsName(std::string_view name, bool allow_underscore);
 // fqdn, zone, fallback cname: case-insensitive, the trailing root dot is
 // optional; `out` is lower case without it.
 std::string ReadHostname(const std::string& text, std::string& out);
+// SRV service names (RFC 6335 §5.1: 1..15 of a-z, 0-9, '-', a letter among
+// them, no '-' at either end or twice in a row; matched case-insensitively,
+// `out` is lower case) and SRV protocols ("tcp" or "udp"), both without the
+// leading '_' (RFC 2782).
+std::string ReadServiceName(const std::string& text, std::string& out);
+std::string ReadSrvProtocol(const std::string& text, std::string& out);
 // Kubernetes object names (RFC 1123 subdomains): already lower case, no '_'.
 std::string ReadObjectName(const std::string& text, std::string& out);
 // ISO 3166-1 alpha-2 ("us" reads as "US") and ISO 3166-2 ("cn-gd" as "CN-GD").

@@ -19,10 +19,24 @@ using manifest::Context, manifest::DecodeEnum, manifest::DecodeFormat,
     manifest::DecodeMilliseconds, manifest::DecodeSeconds,
     manifest::DecodeStatusCodes, manifest::Describe, manifest::Fields,
     manifest::ReadCityRef, manifest::ReadCountryCode, manifest::ReadHostname,
-    manifest::ReadHttpUrl, manifest::ReadObjectName,
-    manifest::ReadSubdivisionCode, manifest::ReadTime, manifest::ReadTokenRef,
-    manifest::ReadUrlPath;
+    manifest::ReadHttpUrl, manifest::ReadObjectName, manifest::ReadServiceName,
+    manifest::ReadSrvProtocol, manifest::ReadSubdivisionCode,
+    manifest::ReadTime, manifest::ReadTokenRef, manifest::ReadUrlPath;
 using nlohmann::json;
+
+bool DecodeSrvService(Context& ctx, const std::string& path, const json& v,
+                      SrvService& out) {
+  if (!v.is_object()) {
+    ctx.Error(path, "must be a map of service, protocol and port, got " +
+                        Describe(v));
+    return false;
+  }
+  Fields srv(ctx, &v, path);
+  srv.ReadRequired("service", out.service, &DecodeFormat<&ReadServiceName>);
+  srv.ReadRequired("protocol", out.protocol, &DecodeFormat<&ReadSrvProtocol>);
+  srv.ReadRequired("port", out.port, &DecodeInt<uint16_t, 1, 65535>);
+  return true;
+}
 
 void ParseBody(Fields& top, Domain& d) {
   Fields spec = top.Sub("spec");
@@ -47,6 +61,7 @@ void ParseBody(Fields& top, Domain& d) {
     fallback.Read("addresses", d.fallback.addresses);
   }
   spec.Read("grpcServiceConfig", d.grpc_service_config, &DecodeJsonObjectText);
+  spec.Read("srv", d.srv, &DecodeSrvService);
 }
 
 // One metav1.LabelSelectorRequirement: In and NotIn list values, Exists and

@@ -111,6 +111,13 @@ constexpr auto kFallbackFields = [](auto& io, auto& f) {
   io("addrs", f.addresses);
 };
 
+// [service, protocol, port]
+constexpr auto kSrvFields = [](auto& io, auto& s) {
+  io(nullptr, s.service);
+  io(nullptr, s.protocol);
+  io(nullptr, s.port);
+};
+
 constexpr auto kDomainFields = [](auto& io, auto& d) {
   io("name", d.name);
   io("fqdn", d.fqdn);
@@ -122,6 +129,7 @@ constexpr auto kDomainFields = [](auto& io, auto& d) {
   io("slowStartMs", d.slow_start_ms);
   io.Nested("fallback", d.fallback, kFallbackFields, Shape::kObject);
   io("grpcConfig", d.grpc_service_config);
+  io.List("srv", d.srv, kSrvFields, Shape::kTuple);
   io("routes", d.routes);
 };
 

@@ -148,6 +148,15 @@ NameIndex CheckDomains(const Snapshot& s, Errors& errors) {
     if (d.slow_start_ms < 0) {
       Add(errors, at + ".slowStartMs", "must not be negative");
     }
+    for (size_t j = 0; j < d.srv.size(); ++j) {
+      // Labels of the owner name _<service>._<protocol>.<fqdn>: ServingState
+      // checks the name as a whole.
+      const SrvService& srv = d.srv[j];
+      if (srv.service.empty() || srv.protocol.empty() || srv.port == 0) {
+        Add(errors, Element(at + ".srv", j),
+            "needs a service, a protocol and a port 1..65535");
+      }
+    }
     if (d.routes.size() != s.regions.size() + 1) {
       Add(errors, at + ".routes",
           "has " + std::to_string(d.routes.size()) + " entries, expected " +

@@ -72,6 +72,7 @@ class Checker {
     for (const IspSet& s : world_.isp_sets) CheckIspSet(s);
     for (const Domain& d : world_.domains) CheckDomain(d);
     CheckUniqueFqdns();
+    CheckSrvTargets();
     const Region* catch_all = nullptr;
     for (const Region& r : world_.regions) CheckRegion(r, catch_all);
     for (const Node& n : world_.nodes) CheckNode(n);
@@ -140,6 +141,23 @@ class Checker {
     if (!d.fallback.cname.empty() && !d.fallback.addresses.empty()) {
       Error(d, "spec.fallback", "set either cname or addresses, not both");
     }
+    for (size_t i = 0; i < d.srv.size(); ++i) {
+      const std::string owner =
+          "_" + d.srv[i].service + "._" + d.srv[i].protocol + "." + d.fqdn;
+      if (owner.size() > 253) {
+        Error(
+            d, Indexed("spec.srv", i),
+            "SRV name " + QuoteName(owner) + " is longer than 253 characters");
+      }
+      for (size_t j = 0; j < i; ++j) {
+        if (d.srv[j].service == d.srv[i].service &&
+            d.srv[j].protocol == d.srv[i].protocol) {
+          Error(d, Indexed("spec.srv", i),
+                "_" + d.srv[i].service + "._" + d.srv[i].protocol +
+                    " is listed twice (spec.srv[" + std::to_string(j) + "])");
+        }
+      }
+    }
     bool selects_any = false;
     for (const Node& n : world_.nodes)
       selects_any =
@@ -161,6 +179,35 @@ class Checker {
         Error(d, "spec.fqdn",
               QuoteName(d.fqdn) + " is also served by Domain/" +
                   it->second->meta.name);
+      }
+    }
+  }
+
+  // SRV targets are <node>.<fqdn> (srv.h): each must be a name, and not one
+  // another Domain answers for.
+  void CheckSrvTargets() {
+    std::unordered_map<std::string, const Domain*> by_fqdn;
+    for (const Domain& d : world_.domains) by_fqdn.emplace(d.fqdn, &d);
+    for (const Domain& d : world_.domains) {
+      if (d.srv.empty()) continue;
+      const Node* longest = nullptr;
+      for (const Node& n : world_.nodes) {
+        if (!longest || n.meta.name.size() > longest->meta.name.size()) {
+          longest = &n;
+        }
+        const std::string target = n.meta.name + "." + d.fqdn;
+        if (auto it = by_fqdn.find(target); it != by_fqdn.end()) {
+          Error(d, "spec.srv",
+                "SRV target " + QuoteName(target) + " of Node " +
+                    QuoteName(n.meta.name) + " is Domain/" +
+                    it->second->meta.name + "'s fqdn");
+        }
+      }
+      if (longest && longest->meta.name.size() + 1 + d.fqdn.size() > 253) {
+        Error(d, "spec.srv",
+              "SRV target " + QuoteName(longest->meta.name + "." + d.fqdn) +
+                  " of Node " + QuoteName(longest->meta.name) +
+                  " is longer than 253 characters");
       }
     }
   }

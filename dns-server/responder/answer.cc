@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "ax/decide.h"
+#include "ax/srv.h"
 #include "geo/geo_resolver.h"
 #include "responder/geo_regions.h"
 
@@ -94,6 +95,39 @@ Classification ClassifyClient(const AnswerContext& ctx,
   return classifier.Classify(ctx.client.address, geo);
 }
 
+// Who asks, as a pick needs it: the client's Region (noted in info), cohort
+// and location.
+struct PickInputs {
+  Classification cls;
+  ClientContext client;
+};
+
+PickInputs ClassifyForPick(const AnswerContext& ctx,
+                           const ServedDomain& served) {
+  GeoInfo geo;
+  PickInputs in;
+  in.cls = ClassifyClient(ctx, served, geo);
+  ctx.info.region = in.cls.region;
+  in.client = {ClientCohort(ctx.client.address), geo.has_location,
+               geo.location};
+  return in;
+}
+
+// Notes the pick in info; returns the ECS scope the answer holds for.
+int PickScope(const AnswerContext& ctx, const ServedDomain& served,
+              const Classification& cls, const Answer& answer) {
+  ctx.info.route = answer.route;
+  ctx.info.decision = answer;
+  const Route& route = ctx.state.snapshot().routes[answer.route];
+  const bool picked = answer.source != RouteSource::kDomainFallback &&
+                      answer.source != RouteSource::kFailOpen;
+  const ScopeInputs inputs{
+      .depends_on_region = !served.one_route,
+      .depends_on_subnet =
+          picked && (route.canary != kNoIndex || served.subnet_strategy)};
+  return AnswerScope(cls, ctx.client, inputs);
+}
+
 // A GSLB name. Only address records (or the fallback CNAME, which stands for
 // every type, RFC 1034 §3.6.2) live here; ANY gets one address RRset (RFC 8482
 // §4.1).
@@ -124,14 +158,11 @@ AnswerOutcome AnswerDomain(const AnswerContext& ctx, const Question& q,
       if (served.cname.empty())
         return Negative(w, ctx.state, zone, kRcodeNoError);
   }
-  GeoInfo geo;
-  const Classification cls = ClassifyClient(ctx, served, geo);
-  ctx.info.region = cls.region;
-  const ClientContext client{ClientCohort(ctx.client.address), geo.has_location,
-                             geo.location};
+  const PickInputs in = ClassifyForPick(ctx, served);
   Answer answer;
   for (size_t f = 0; f < family_count && w.count(Section::kAnswer) == 0; ++f) {
-    answer = Decide(s, d, cls.region, client, families[f], ctx.now_ms, ctx.rng);
+    answer = Decide(s, d, in.cls.region, in.client, families[f], ctx.now_ms,
+                    ctx.rng);
     if (answer.source == RouteSource::kDomainFallback &&
         !served.cname.empty()) {
       // Not chased, even into our own zones: the resolver restarts at the
@@ -144,36 +175,87 @@ AnswerOutcome AnswerDomain(const AnswerContext& ctx, const Question& q,
       AddAnswerAddresses(w, q, s, d, answer, *families[f]);
     }
   }
-  ctx.info.route = answer.route;
-  ctx.info.decision = answer;
-  const Route& route = s.routes[answer.route];
-  const bool picked = answer.source != RouteSource::kDomainFallback &&
-                      answer.source != RouteSource::kFailOpen;
-  const ScopeInputs inputs{
-      .depends_on_region = !served.one_route,
-      .depends_on_subnet =
-          picked && (route.canary != kNoIndex || served.subnet_strategy)};
-  const int scope = AnswerScope(cls, ctx.client, inputs);
+  const int scope = PickScope(ctx, served, in.cls, answer);
   if (w.count(Section::kAnswer) == 0) {
     return Negative(w, ctx.state, zone, kRcodeNoError, scope);
   }
   return {kRcodeNoError, true, scope};
 }
 
-// The addresses of an in-zone name server, authoritative data with the zone's
-// TTL. ANY gets one RRset (RFC 8482 §4.1): A, or AAAA when there is no A.
-AnswerOutcome AnswerNameServer(const ServingState& state, const Question& q,
-                               const NameServer& ns, const ServedZone& zone,
-                               MessageWriter& w) {
+// SRV at _<service>._<protocol>.<fqdn> (RFC 2782): the domain's pick for
+// this client (srv.h) as targets <node>.<fqdn> on the service's port, with
+// their addresses in the additional section (RFC 2782 urges it; HAProxy takes
+// them from there), left out whole per target when they do not fit. A
+// DomainFallback answer names the fallback CNAME's target, or the fqdn itself
+// when it answers fixed addresses.
+AnswerOutcome AnswerSrv(const AnswerContext& ctx, const Question& q,
+                        const ServedName& name, const ServedZone& zone,
+                        MessageWriter& w) {
+  if (q.qtype != kTypeSrv && q.qtype != kTypeAny) {
+    return Negative(w, ctx.state, zone, kRcodeNoError);  // NODATA
+  }
+  const Snapshot& s = ctx.state.snapshot();
+  const SnapshotDomain& d = s.domains[name.srv_domain];
+  const ServedDomain& served = ctx.state.domain(name.srv_domain);
+  ctx.info.domain = name.srv_domain;
+  const PickInputs in = ClassifyForPick(ctx, served);
+  const Answer answer =
+      DecideSrv(s, d, in.cls.region, in.client, ctx.now_ms, ctx.rng);
+  const int scope = PickScope(ctx, served, in.cls, answer);
+  const uint16_t port = d.srv[name.srv_service].port;
+  auto add_srv = [&](uint16_t priority, uint16_t weight,
+                     const std::string& target) {
+    w.StartRecord(Section::kAnswer, q.name.wire(), kTypeSrv, kClassIn,
+                  answer.ttl);
+    w.AddU16(priority);
+    w.AddU16(weight);
+    w.AddU16(port);
+    w.AddBytes(Bytes(target));  // not compressed (RFC 2782, RFC 3597 §4)
+    w.EndRecord();
+  };
+  if (answer.source == RouteSource::kDomainFallback) {
+    // The target must not be an alias (RFC 2782): the CNAME's target itself.
+    add_srv(0, 0, served.cname.empty() ? served.fqdn : served.cname);
+  }
+  const SrvTargets targets = SrvTargetsOf(s, d, answer);
+  for (uint32_t i = 0; i < targets.count; ++i) {
+    const SrvTarget& t = targets.targets[i];
+    add_srv(t.priority, t.weight, served.srv_targets[t.node]);
+  }
+  for (uint32_t i = 0; i < targets.count; ++i) {
+    const MessageWriter::Mark before = w.mark();
+    const uint32_t node = targets.targets[i].node;
+    for (const IpAddress& ip : s.nodes[node].addresses) {
+      AddAddress(w, Section::kAdditional, Bytes(served.srv_targets[node]), ip,
+                 d.ttl.steady);
+    }
+    if (w.overflow()) {
+      w.Rollback(before);
+      break;
+    }
+  }
+  if (w.count(Section::kAnswer) == 0) {
+    return Negative(w, ctx.state, zone, kRcodeNoError, scope);
+  }
+  return {kRcodeNoError, true, scope};
+}
+
+// Fixed addresses at a name: an in-zone name server's (with the zone's TTL)
+// or an SRV target's (the node's, with its domain's steady TTL). ANY gets one
+// RRset (RFC 8482 §4.1): A, or AAAA when there is no A.
+AnswerOutcome AnswerAddresses(const ServingState& state, const Question& q,
+                              const std::vector<IpAddress>& addresses,
+                              uint32_t ttl, const ServedZone& zone,
+                              MessageWriter& w) {
   for (const IpFamily family : {IpFamily::kV4, IpFamily::kV6}) {
     const uint16_t type = family == IpFamily::kV4 ? kTypeA : kTypeAaaa;
     if (q.qtype != type &&
         (q.qtype != kTypeAny || w.count(Section::kAnswer) != 0)) {
       continue;
     }
-    for (const IpAddress& ip : ns.addresses) {
+    for (const IpAddress& ip : addresses) {
       if (ip.family == family) {
-        AddAddress(w, Section::kAnswer, q.name.wire(), ip, zone.config.ttl);
+        AddAddress(w, Section::kAnswer, q.name.wire(), ip, ttl);
       }
     }
   }
@@ -236,8 +318,15 @@ AnswerOutcome AnswerInternet(const AnswerContext& ctx, const Question& q,
   if (name->domain != kNoIndex)
     return AnswerDomain(ctx, q, name->domain, zone, w);
   if (name->name_server != kNoIndex) {
-    return AnswerNameServer(state, q, zone.config.ns[name->name_server], zone,
-                            w);
+    return AnswerAddresses(state, q,
+                           zone.config.ns[name->name_server].addresses,
+                           zone.config.ttl, zone, w);
+  }
+  if (name->srv_domain != kNoIndex) return AnswerSrv(ctx, q, *name, zone, w);
+  if (name->target_domain != kNoIndex) {
+    return AnswerAddresses(
+        state, q, state.snapshot().nodes[name->target_node].addresses,
+        state.snapshot().domains[name->target_domain].ttl.steady, zone, w);
   }
   if (name->grpc_config != kNoIndex &&
       (q.qtype == kTypeTxt || q.qtype == kTypeAny)) {

@@ -1,6 +1,7 @@
 // The sections of a well-formed query's answer: class IN inside our zones (apex
 // SOA/NS with glue, name server A/AAAA, GSLB A/AAAA via the core's Classify +
-// Decide, fallback CNAME, gRPC TXT, NXDOMAIN/NODATA with the SOA, minimal ANY)
+// Decide, fallback CNAME, gRPC TXT, SRV with its targets' A/AAAA,
+// NXDOMAIN/NODATA with the SOA, minimal ANY)
 // and the CHAOS identity TXT.
 // Header flags, EDNS, truncation and rate limiting are responder.cc's.
 #pragma once

@@ -59,7 +59,8 @@ constexpr size_t kMaxTxtRdata = 60000;
 // Whether records already live at the name (an empty non-terminal has none).
 bool HasData(const ServedName& name) {
   return name.domain != kNoIndex || name.grpc_config != kNoIndex ||
-         name.name_server != kNoIndex;
+         name.name_server != kNoIndex || name.srv_domain != kNoIndex ||
+         name.target_domain != kNoIndex;
 }
 
 }  // namespace
@@ -187,6 +188,7 @@ bool ServingState::AddDomain(uint32_t index, std::string* error) {
   }
   entry.domain = index;
   ServedDomain& served = domains_.emplace_back();
+  served.fqdn = fqdn;
   if (!d.fallback.cname.empty()) {
     // RFC 1034 §3.6.2: a CNAME owner has no other data, and an apex has SOA and
     // NS.
@@ -206,25 +208,60 @@ bool ServingState::AddDomain(uint32_t index, std::string* error) {
   served.needs_location = d.strategy == Strategy::kGeoClosest;
   served.subnet_strategy =
       d.strategy == Strategy::kConsistentHash || served.needs_location;
-  if (d.grpc_service_config.empty()) return true;
-  served.grpc_txt = GrpcTxtRdata(d.grpc_service_config);
-  std::string txt_name;
-  if (served.grpc_txt.size() > kMaxTxtRdata) {
-    *error = "domain " + d.name +
-             ": gRPC service config too large for one TXT record";
-    return false;
+  if (!d.grpc_service_config.empty()) {
+    served.grpc_txt = GrpcTxtRdata(d.grpc_service_config);
+    if (served.grpc_txt.size() > kMaxTxtRdata) {
+      *error = "domain " + d.name +
+               ": gRPC service config too large for one TXT record";
+      return false;
+    }
+    std::string wire;
+    ServedName* txt = AddDataName(index, "TXT name", "_grpc_config." + d.fqdn,
+                                  zone, wire, error);
+    if (!txt) return false;
+    txt->grpc_config = index;
   }
-  if (!Encode("domain " + d.name + " TXT name", "_grpc_config." + d.fqdn,
-              &txt_name, error)) {
-    return false;
+  return AddSrv(index, zone, error);
+}
+
+ServedName* ServingState::AddDataName(uint32_t index, const std::string& what,
+                                      const std::string& text, uint32_t zone,
+                                      std::string& wire, std::string* error) {
+  const std::string& domain = snapshot_->domains[index].name;
+  if (!Encode("domain " + domain + " " + what, text, &wire, error)) {
+    return nullptr;
   }
-  ServedName& txt = AddName(txt_name, zone);
-  if (HasData(txt)) {
-    *error =
-        "domain " + d.name + ": _grpc_config." + d.fqdn + " is already served";
-    return false;
+  ServedName& name = AddName(wire, zone);
+  if (HasData(name)) {
+    *error = "domain " + domain + ": " + text + " is already served";
+    return nullptr;
   }
-  txt.grpc_config = index;
+  return &name;
+}
+
+bool ServingState::AddSrv(uint32_t index, uint32_t zone, std::string* error) {
+  const SnapshotDomain& d = snapshot_->domains[index];
+  if (d.srv.empty()) return true;
+  std::string wire;
+  for (uint32_t i = 0; i < d.srv.size(); ++i) {
+    ServedName* name = AddDataName(
+        index, "SRV name",
+        "_" + d.srv[i].service + "._" + d.srv[i].protocol + "." + d.fqdn, zone,
+        wire, error);
+    if (!name) return false;
+    name->srv_domain = index;
+    name->srv_service = i;
+  }
+  std::vector<std::string>& targets = domains_[index].srv_targets;
+  for (uint32_t n = 0; n < snapshot_->nodes.size(); ++n) {
+    ServedName* name =
+        AddDataName(index, "SRV target",
+                    snapshot_->nodes[n].name + "." + d.fqdn, zone, wire, error);
+    if (!name) return false;
+    name->target_domain = index;
+    name->target_node = n;
+    targets.push_back(wire);
+  }
   return true;
 }
 

@@ -60,6 +60,10 @@ struct ServedZone {
 struct ServedDomain {
   std::string cname;     // wire-format fallback CNAME target; empty: none
   std::string grpc_txt;  // TXT RDATA of _grpc_config.<fqdn>; empty: none
+  std::string fqdn;      // wire format, lower case
+  // With SRV services: the SRV target <node>.<fqdn> of each snapshot node, by
+  // node index (wire format); empty without.
+  std::vector<std::string> srv_targets;
   // Every region and the unclassified slot share one route: the answer does not
   // depend on where the client is.
   bool one_route = false;
@@ -75,6 +79,13 @@ struct ServedName {
   uint32_t zone = kNoIndex;
   uint32_t domain = kNoIndex;  // a GSLB name: index into snapshot().domains
   uint32_t grpc_config = kNoIndex;  // _grpc_config.<fqdn> of this domain index
+  // _<service>._<protocol>.<fqdn>: this domain index, and the service's index
+  // in its srv list.
+  uint32_t srv_domain = kNoIndex;
+  uint32_t srv_service = 0;
+  // <node>.<fqdn>, a target of that domain's SRV records: its node index.
+  uint32_t target_domain = kNoIndex;
+  uint32_t target_node = kNoIndex;
   // A name server inside `zone`: index into zone(zone).config.ns.
   uint32_t name_server = kNoIndex;
   bool apex = false;
@@ -87,7 +98,8 @@ class ServingState {
   // is unusable (an invalid name, a domain outside its zone, two domains or a
   // domain and a name server on one name, a CNAME fallback at a zone apex, a
   // gRPC config too large for one TXT record, a name server listed twice, one
-  // inside its zone without an address or one outside with addresses).
+  // inside its zone without an address or one outside with addresses, an SRV
+  // name or target that is not a name or is taken).
   static std::shared_ptr<const ServingState> Make(
       std::shared_ptr<const Snapshot> snapshot,
       const std::vector<ZoneConfig>& zones, std::string* error);
@@ -146,6 +158,14 @@ class ServingState {
   // Indexes the in-zone name servers of zones_[zone]; needs every zone added.
   bool AddNameServers(uint32_t zone, std::string* error);
   bool AddDomain(uint32_t index, std::string* error);
+  // The SRV names of domain `index` and its targets, one per node.
+  bool AddSrv(uint32_t index, uint32_t zone, std::string* error);
+  // `text` as a new name with data of domain `index` (its wire form in
+  // `wire`), or null with `error` set when it is not a name or already has
+  // data.
+  ServedName* AddDataName(uint32_t index, const std::string& what,
+                          const std::string& text, uint32_t zone,
+                          std::string& wire, std::string* error);
   // Adds `name` (wire, lower case) and its ancestors up to the zone apex as
   // empty non-terminals; returns the entry for `name`.
   ServedName& AddName(const std::string& name, uint32_t zone);

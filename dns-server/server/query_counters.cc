@@ -23,7 +23,7 @@ constexpr std::array<Named, kQtypeLabels> kQtypes = {{
     {15, "MX"},
     {kTypeTxt, "TXT"},
     {kTypeAaaa, "AAAA"},
-    {33, "SRV"},
+    {kTypeSrv, "SRV"},
     {64, "SVCB"},
     {65, "HTTPS"},
     {kTypeAxfr, "AXFR"},

@@ -14,7 +14,8 @@ inline constexpr size_t kMaxLabelLength = 63;
 inline constexpr size_t kMaxUdpWithoutEdns = 512;  // RFC 1035 §4.2.1
 inline constexpr size_t kMaxMessageSize = 65535;   // TCP length prefix, §4.2.2
 
-// RR TYPEs and QTYPEs (RFC 1035 §3.2.2-3, RFC 3596, RFC 6891, RFC 5936).
+// RR TYPEs and QTYPEs (RFC 1035 §3.2.2-3, RFC 3596, RFC 2782, RFC 6891,
+// RFC 5936).
 enum RrType : uint16_t {
   kTypeA = 1,
   kTypeNs = 2,
@@ -22,6 +23,7 @@ enum RrType : uint16_t {
   kTypeSoa = 6,
   kTypeTxt = 16,
   kTypeAaaa = 28,
+  kTypeSrv = 33,  // RFC 2782
   kTypeOpt = 41,
   kTypeIxfr = 251,
   kTypeAxfr = 252,

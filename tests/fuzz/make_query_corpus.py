@@ -12,7 +12,7 @@ import os
 import struct
 import sys
 
-A, NS, CNAME, SOA, TXT, AAAA, OPT, AXFR, ANY = 1, 2, 5, 6, 16, 28, 41, 252, 255
+A, NS, CNAME, SOA, TXT, AAAA, SRV, OPT, AXFR, ANY = 1, 2, 5, 6, 16, 28, 33, 41, 252, 255
 IN, CH = 1, 3
 RD = 0x0100
 
@@ -66,6 +66,11 @@ SEEDS = {
     "any_apex": query("example.test", qtype=ANY),
     "txt_grpc": query("_grpc_config.api.example.test", qtype=TXT),
     "txt_grpc_tcp_sized": query("_grpc_config.api.example.test", qtype=TXT, extra=b"\0"),
+    "srv_www": query("_http._tcp.www.example.test", qtype=SRV,
+                     additional=[opt(options=ecs("203.0.113.0", 24))]),
+    "srv_hash": query("_http._tcp.hash.example.test", qtype=SRV),
+    "srv_fixed": query("_http._tcp.fixed.example.test", qtype=SRV),
+    "a_srv_target": query("e1.www.example.test"),
     "axfr": query("example.test", qtype=AXFR),
     "refused": query("www.example.org"),
     "chaos_id_server": query("id.server", qtype=TXT, qclass=CH),

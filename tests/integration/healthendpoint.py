@@ -1,7 +1,9 @@
 """A node's health endpoint for the standalone scenarios: GET /healthz on a free
 loopback port answers `status` with the JSON body a node reports about itself, its
 load (`connections`) and, when set, its `errorRate`; a test changes them as it goes.
-With the Node and Region builders and a real ax-dns --standalone probing them."""
+Given a name, it also stands for the node's service: every reply carries the name in
+X-Ax-Node, so a test behind a proxy sees which node served it. With the Node and
+Region builders and a real ax-dns --standalone probing them."""
 
 from __future__ import annotations
 
@@ -15,9 +17,10 @@ from axharness import AxDns
 
 
 class HealthEndpoint:
-    """GET /healthz -> `status` with {"connections": ...[, "errorRate": ...]}."""
+    """GET /healthz -> `status` with {"connections": ...[, "errorRate": ...]}, on
+    host:port (port 0: a free one)."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, name: str = "") -> None:
         self.status = 200
         self.connections = 100
         self.error_rate: float | None = None
@@ -32,13 +35,15 @@ class HealthEndpoint:
                 self.send_response(endpoint.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
+                if name:
+                    self.send_header("X-Ax-Node", name)
                 self.end_headers()
                 self.wfile.write(body)
 
             def log_message(self, *args) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer((host, port), Handler)
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
@@ -49,14 +54,16 @@ class HealthEndpoint:
         self.thread.join()
 
 
-def probed_node(name: str, address: str, port: int) -> dict:
-    """A Node probed over HTTP at 127.0.0.1:`port` every 300 ms, one probe deciding."""
+def probed_node(name: str, address: str, port: int, probe_address: str = "127.0.0.1",
+                weight: int = 100) -> dict:
+    """A Node probed over HTTP at probe_address:`port` every 300 ms, one probe
+    deciding."""
     return {"apiVersion": "gslb.ax.io/v1alpha1", "kind": "Node",
             "metadata": {"name": name},
-            "spec": {"addresses": [address], "isp": "any",
+            "spec": {"addresses": [address], "isp": "any", "weight": weight,
                      "capacity": {"connections": 1000},
                      "healthCheck": {
-                         "protocol": "HTTP", "address": "127.0.0.1", "port": port,
+                         "protocol": "HTTP", "address": probe_address, "port": port,
                          "path": "/healthz", "interval": "300ms", "timeout": "250ms",
                          "failureThreshold": 1, "successThreshold": 1,
                          "flapDamping": {"enabled": False}}}}

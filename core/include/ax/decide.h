@@ -83,6 +83,13 @@ Answer Decide(const Snapshot& snapshot, const SnapshotDomain& domain,
               uint32_t region, const ClientContext& client,
               std::optional<IpFamily> family, int64_t now_ms, Rng& rng,
               DecisionTrace* trace = nullptr);
+// The same pick of up to `limit` nodes (at most kMaxAnswers) instead of the
+// domain's maxAnswers: an SRV answer lists every node a share strategy
+// spreads clients over (srv.h).
+Answer DecideUpTo(uint32_t limit, const Snapshot& snapshot,
+                  const SnapshotDomain& domain, uint32_t region,
+                  const ClientContext& client, std::optional<IpFamily> family,
+                  int64_t now_ms, Rng& rng, DecisionTrace* trace = nullptr);
 
 // Slow start: the share (0..1] of client subnets a candidate is answered to
 // at `now_ms` under a domain window of `slow_start_ms`; 1 when not ramping.

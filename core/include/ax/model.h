@@ -63,6 +63,16 @@ struct DomainFallback {
   bool empty() const { return cname.empty() && addresses.empty(); }
 };
 
+// A service the Domain publishes as SRV records (RFC 2782) at
+// _<service>._<protocol>.<fqdn>: the nodes of each answer as targets
+// <node>.<fqdn> on `port`, for proxies that discover backends through DNS.
+struct SrvService {
+  std::string service;   // RFC 6335 §5.1 service name, without the '_'
+  std::string protocol;  // "tcp" or "udp", without the '_'
+  uint16_t port = 0;
+  bool operator==(const SrvService&) const = default;
+};
+
 struct Domain {
   ObjectMeta meta;
   std::string fqdn;  // lower case, no trailing dot
@@ -83,6 +93,7 @@ struct Domain {
   DomainFallback fallback;
   std::string
       grpc_service_config;  // JSON text, served as TXT _grpc_config.<fqdn>
+  std::vector<SrvService> srv;
 };
 
 struct RegionMatch {

@@ -21,8 +21,9 @@ namespace ax {
 // (issue 14). 3: ISP sets, which region matches name (issue 16). 4: region
 // cities. 5: geo overrides. 6: slow start (when nodes turned Up, each
 // domain's window, candidates' ramps), spill-over routes, the same-ISP last
-// resort (issue 18). A reader takes only its own version.
-inline constexpr int kSnapshotFormatVersion = 6;
+// resort (issue 18). 7: each domain's SRV services (issue 19). A reader
+// takes only its own version.
+inline constexpr int kSnapshotFormatVersion = 7;
 inline constexpr uint32_t kNoIndex = UINT32_MAX;
 
 struct SnapshotNode {
@@ -175,6 +176,7 @@ struct SnapshotDomain {
   int64_t slow_start_ms = 0;  // Domain spec.slowStartSeconds; 0: no ramps
   DomainFallback fallback;
   std::string grpc_service_config;
+  std::vector<SrvService> srv;  // served as SRV records (srv.h)
   // routes[i] is the index into Snapshot::routes for Snapshot::regions[i]; the
   // extra last element is the route for clients no region claims (kAllHealthy
   // or fallback).

@@ -30,8 +30,9 @@ TestWorld EndpointsWorld() {
       *ParsePrefix("10.0.0.0/8")};
   t.AddRegion("north", {"bj-01"}).match.cidrs = {
       *ParsePrefix("203.0.113.0/24")};
-  t.AddDomain("www", Strategy::kWeightedRandom, 2).fallback.cname =
-      "origin.example.net";
+  Domain& www = t.AddDomain("www", Strategy::kWeightedRandom, 2);
+  www.fallback.cname = "origin.example.net";
+  www.srv = {{"http", "tcp", 8080}};
   return t;
 }
 
@@ -58,6 +59,9 @@ TEST(EndpointsTest, EveryRegionWithItsRankedEndpointsAndWeights) {
   EXPECT_EQ(v["domain"]["fqdn"], "www.example.test");
   EXPECT_EQ(v["domain"]["strategy"], "WeightedRandom");
   EXPECT_EQ(v["domain"]["ttl"]["steady"], 300);
+  EXPECT_EQ(v["domain"]["srv"],
+            json::parse(R"([{"name": "_http._tcp.www.example.test",
+                             "port": 8080}])"));
   // north, south, then the entry for clients no Region matches.
   ASSERT_EQ(v["regions"].size(), 3u);
   const json& south = Entry(v, "south");

@@ -206,6 +206,20 @@ TEST(ModelParseTest, GrpcServiceConfigFromObjectOrStringIsStoredCompact) {
   }
 }
 
+TEST(ModelParseTest, SrvServicesKeepTheirOrderAndFoldTheServiceCase) {
+  Parsed p = Parse(Manifest(
+      "Domain",
+      {{"fqdn", "api.example.test"},
+       {"zone", "example.test"},
+       {"srv",
+        {{{"service", "HTTP"}, {"protocol", "tcp"}, {"port", 8080}},
+         {{"service", "sip"}, {"protocol", "udp"}, {"port", 5060}}}}}));
+  ASSERT_TRUE(p.appended) << p.errors[0].ToString();
+  EXPECT_EQ(
+      p.world.domains[0].srv,
+      (std::vector<SrvService>{{"http", "tcp", 8080}, {"sip", "udp", 5060}}));
+}
+
 struct DurationCase {
   json value;
   uint32_t ms;
@@ -467,6 +481,41 @@ INSTANTIATE_TEST_SUITE_P(
                                       {"zone", "b"},
                                       {"grpcServiceConfig", "{oops"}}),
                   "Domain/x", "spec.grpcServiceConfig", "JSON object"},
+        ErrorCase{"SrvProtocolUnknown",
+                  Manifest("Domain", {{"fqdn", "a.b"},
+                                      {"zone", "b"},
+                                      {"srv",
+                                       {{{"service", "http"},
+                                         {"protocol", "sctp"},
+                                         {"port", 80}}}}}),
+                  "Domain/x", "spec.srv[0].protocol", "must be tcp or udp"},
+        ErrorCase{"SrvServiceWithUnderscore",
+                  Manifest("Domain", {{"fqdn", "a.b"},
+                                      {"zone", "b"},
+                                      {"srv",
+                                       {{{"service", "_http"},
+                                         {"protocol", "tcp"},
+                                         {"port", 80}}}}}),
+                  "Domain/x", "spec.srv[0].service", "RFC 6335"},
+        ErrorCase{"SrvServiceDoubleHyphen",
+                  Manifest("Domain", {{"fqdn", "a.b"},
+                                      {"zone", "b"},
+                                      {"srv",
+                                       {{{"service", "web--api"},
+                                         {"protocol", "tcp"},
+                                         {"port", 80}}}}}),
+                  "Domain/x", "spec.srv[0].service", "got \"web--api\""},
+        ErrorCase{
+            "SrvWithoutPort",
+            Manifest("Domain",
+                     {{"fqdn", "a.b"},
+                      {"zone", "b"},
+                      {"srv", {{{"service", "http"}, {"protocol", "tcp"}}}}}),
+            "Domain/x", "spec.srv[0].port", "is required"},
+        ErrorCase{"SrvNotAMap",
+                  Manifest("Domain",
+                           {{"fqdn", "a.b"}, {"zone", "b"}, {"srv", {"http"}}}),
+                  "Domain/x", "spec.srv[0]", "must be a map"},
         ErrorCase{"BadDuration",
                   Manifest("Node", {{"healthCheck",
                                      {{"port", 80}, {"interval", "5 sec"}}}}),

@@ -113,6 +113,7 @@ Snapshot Sample() {
   web.ttl = {300, 30, 120};
   web.fallback.cname = "origin.example.com";
   web.grpc_service_config = R"({"loadBalancingConfig":[]})";
+  web.srv = {{"http", "tcp", 8080}, {"sip", "udp", 5060}};
   web.routes = {0, 1, 3};
   SnapshotDomain api;
   api.name = "api";
@@ -151,7 +152,7 @@ auto Key(const SnapshotDomain& d) {
   return std::tie(d.name, d.fqdn, d.zone, d.strategy, d.max_answers,
                   d.ttl.steady, d.ttl.failover, d.ttl.canary,
                   d.hysteresis_percent, d.fallback.cname, d.fallback.addresses,
-                  d.grpc_service_config, d.routes);
+                  d.grpc_service_config, d.srv, d.routes);
 }
 auto Key(const SnapshotCanary& c) {
   return std::tie(c.name, c.domain, c.node, c.percent);
@@ -209,6 +210,9 @@ TEST(SnapshotJsonTest, LayoutIsCompactWithFixedKeyOrder) {
       << text;
   EXPECT_NE(text.find(R"("loc":[31.2304,121.4737])"), std::string::npos);
   EXPECT_NE(text.find(R"("canary":null)"), std::string::npos);
+  // SRV services are positional: [service, protocol, port].
+  EXPECT_NE(text.find(R"("srv":[["http","tcp",8080],["sip","udp",5060]])"),
+            std::string::npos);
 }
 
 TEST(SnapshotJsonTest, Deterministic) {
@@ -313,6 +317,8 @@ INSTANTIATE_TEST_SUITE_P(
              [](Snapshot& s) { s.domains[0].fallback.cname = "o2.example"; }},
         Edit{"DomainGrpc",
              [](Snapshot& s) { s.domains[0].grpc_service_config = "{}"; }},
+        Edit{"DomainSrvPort",
+             [](Snapshot& s) { s.domains[0].srv[0].port = 8443; }},
         Edit{"DomainRoutes", [](Snapshot& s) { s.domains[1].routes[1] = 0; }},
         Edit{"RouteSource",
              [](Snapshot& s) { s.routes[2].source = RouteSource::kFailOpen; }},
@@ -537,6 +543,10 @@ INSTANTIATE_TEST_SUITE_P(
                      s.domains[0].max_answers = 0;
                    }),
                    "domains[0].maxAnswers", "must be >= 1"},
+        RejectCase{"SrvPortZero", FromStruct([](Snapshot& s) {
+                     s.domains[0].srv[1].port = 0;
+                   }),
+                   "domains[0].srv[1]", "a port 1..65535"},
         RejectCase{"RegionRouteWithoutCandidates", FromStruct([](Snapshot& s) {
                      s.routes[0].candidates.clear();
                    }),

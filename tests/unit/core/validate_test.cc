@@ -171,6 +171,43 @@ INSTANTIATE_TEST_SUITE_P(
                w.domains.back().meta.name = "d2";
              },
              "Domain/d2", "spec.fqdn", "also served by Domain/d1"},
+        Case{"SrvServiceTwice",
+             [](World& w) {
+               D(w).srv = {{"http", "tcp", 80}, {"http", "udp", 80},
+                           {"http", "tcp", 8080}};
+             },
+             "Domain/d1", "spec.srv[2]",
+             "_http._tcp is listed twice (spec.srv[0])"},
+        Case{"SrvTargetIsAnotherDomain",
+             [](World& w) {
+               D(w).srv = {{"http", "tcp", 80}};
+               w.domains.push_back(D(w));
+               w.domains.back().meta.name = "d2";
+               w.domains.back().fqdn = "n2.www.example.test";
+               w.domains.back().srv.clear();
+             },
+             "Domain/d1", "spec.srv",
+             "SRV target \"n2.www.example.test\" of Node \"n2\" is "
+             "Domain/d2's fqdn"},
+        Case{"SrvTargetTooLong",
+             [](World& w) {
+               D(w).srv = {{"h", "tcp", 80}};
+               N1(w).meta.name = std::string(12, 'n');
+               R1(w).nodes[0] = N1(w).meta.name;
+               Ru(w).node = N1(w).meta.name;
+               D(w).fqdn = std::string(60, 'a') + "." + std::string(60, 'b') +
+                           "." + std::string(60, 'c') + "." +
+                           std::string(46, 'd') + ".example.test";
+             },
+             "Domain/d1", "spec.srv", "of Node \"nnnnnnnnnnnn\" is longer"},
+        Case{"SrvNameTooLong",
+             [](World& w) {
+               D(w).srv = {{"http", "tcp", 80}};
+               D(w).fqdn = std::string(60, 'a') + "." + std::string(60, 'b') +
+                           "." + std::string(60, 'c') + "." +
+                           std::string(50, 'd') + ".example.test";
+             },
+             "Domain/d1", "spec.srv[0]", "SRV name \"_http._tcp.aaaa"},
         Case{"MaxAnswersZero", [](World& w) { D(w).max_answers = 0; },
              "Domain/d1", "spec.maxAnswers", "must be 1..16"},
         Case{"MaxAnswersTooMany", [](World& w) { D(w).max_answers = 17; },

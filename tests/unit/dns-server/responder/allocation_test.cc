@@ -56,6 +56,18 @@ TEST(AllocationTest, AnsweringAllocatesNothing) {
   txt.name = "_grpc_config.api.example.test";
   txt.qtype = kTypeTxt;
   queries.push_back(testing::Build(txt));
+  for (const char* name :
+       {"_http._tcp.www.example.test", "_http._tcp.hash.example.test",
+        "_http._tcp.fixed.example.test"}) {
+    testing::Query srv;
+    srv.name = name;
+    srv.qtype = kTypeSrv;
+    srv.Edns(testing::Ecs("203.0.113.0", 24));
+    queries.push_back(testing::Build(srv));
+  }
+  testing::Query target;
+  target.name = "e1.www.example.test";
+  queries.push_back(testing::Build(target));
   testing::Query ns;
   ns.name = "example.test";
   ns.qtype = kTypeNs;

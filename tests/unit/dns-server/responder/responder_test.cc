@@ -252,6 +252,69 @@ TEST_F(ResponderTest, ProtocolTable) {
        true,
        {},
        {kSoaNegative}},
+      {"SRV: the region's pick best first, addresses in additional",
+       Q("_http._tcp.www.example.test", kTypeSrv),
+       kRcodeNoError,
+       true,
+       {"_http._tcp.www.example.test.\t300\tIN\tSRV\t0 65535 8080 "
+        "e1.www.example.test.",
+        "_http._tcp.www.example.test.\t300\tIN\tSRV\t1 65535 8080 "
+        "e2.www.example.test."},
+       {},
+       "203.0.113.9",
+       {"e1.www.example.test.\t300\tIN\tA\t10.1.0.1",
+        "e2.www.example.test.\t300\tIN\tA\t10.1.0.2"}},
+      {"SRV of a dual-stack node: A and AAAA in additional; ANY is SRV",
+       Q("_http._tcp.www.example.test", kTypeAny),
+       kRcodeNoError,
+       true,
+       {"_http._tcp.www.example.test.\t300\tIN\tSRV\t0 65535 8080 "
+        "d1.www.example.test."},
+       {},
+       "198.51.100.7",
+       {"d1.www.example.test.\t300\tIN\tA\t10.3.0.1",
+        "d1.www.example.test.\t300\tIN\tAAAA\t2001:db8::31"}},
+      {"A at an SRV name: NODATA",
+       Q("_http._tcp.www.example.test"),
+       kRcodeNoError,
+       true,
+       {},
+       {kSoaNegative}},
+      {"SRV of a service not published: NXDOMAIN",
+       Q("_http._udp.www.example.test", kTypeSrv),
+       kRcodeNxDomain,
+       true,
+       {},
+       {kSoaNegative}},
+      {"SRV at the protocol's empty non-terminal: NODATA",
+       Q("_tcp.www.example.test", kTypeSrv),
+       kRcodeNoError,
+       true,
+       {},
+       {kSoaNegative}},
+      {"A at an SRV target: the node's addresses",
+       Q("e2.www.example.test"),
+       kRcodeNoError,
+       true,
+       {"e2.www.example.test.\t300\tIN\tA\t10.1.0.2"}},
+      {"AAAA at an IPv4-only SRV target: NODATA",
+       Q("e2.www.example.test", kTypeAaaa),
+       kRcodeNoError,
+       true,
+       {},
+       {kSoaNegative}},
+      {"SRV of a domain on its fallback addresses: the fqdn as target",
+       Q("_http._tcp.fixed.example.test", kTypeSrv),
+       kRcodeNoError,
+       true,
+       {"_http._tcp.fixed.example.test.\t60\tIN\tSRV\t0 0 8080 "
+        "fixed.example.test."}},
+      {"SRV of a domain on its fallback CNAME: the CNAME's target",
+       Q("_http._tcp.origin.example.test", kTypeSrv),
+       kRcodeNoError,
+       true,
+       {"_http._tcp.origin.example.test.\t60\tIN\tSRV\t0 0 8080 "
+        "origin.example.net."}},
       {"CHAOS id.server",
        chaos,
        kRcodeNoError,
@@ -524,6 +587,39 @@ TEST_F(ResponderTest, GrpcServiceConfigTxt) {
       ax::testing::DomainNamed(state_->snapshot(), "api");
   EXPECT_EQ(joined, "grpc_config=[{\"serviceConfig\":" +
                         api.grpc_service_config + "}]");
+}
+
+// RFC 2782: the target is never compressed, so the full name sits in RDATA
+// even though the owner names around it could point into it.
+TEST_F(ResponderTest, SrvTargetIsNotCompressed) {
+  const Bytes out =
+      Ask(Build(Q("_http._tcp.www.example.test", kTypeSrv)), "203.0.113.9");
+  Reply r(out);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(ldns_rr_list_rr_count(ldns_pkt_answer(r.pkt())), 2u);
+  const std::string wire(reinterpret_cast<const char*>(out.data()), out.size());
+  for (const char* target : {"\2e1\3www\7example\4test", "\2e2\3www"}) {
+    // SRV RDATA: priority, weight, port (8080 = 0x1F90), then the name.
+    EXPECT_NE(wire.find(std::string("\x1f\x90") + target), std::string::npos)
+        << target;
+  }
+}
+
+// A proxy stands for many clients: a spreading strategy lists every node its
+// spread reaches, one priority, where an A answer is one client's pick.
+TEST_F(ResponderTest, SrvOfASpreadingStrategyListsEveryNode) {
+  Reply r(
+      Ask(Build(Q("_http._tcp.hash.example.test", kTypeSrv)), "203.0.113.9"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_THAT(r.Answer(),
+              ::testing::UnorderedElementsAre(
+                  "_http._tcp.hash.example.test.\t300\tIN\tSRV\t0 65535 "
+                  "8080 e1.hash.example.test.",
+                  "_http._tcp.hash.example.test.\t300\tIN\tSRV\t0 65535 "
+                  "8080 e2.hash.example.test."));
+  Reply a(Ask(Build(Q("hash.example.test")), "203.0.113.9"));
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a.Answer().size(), 1u);  // maxAnswers 1: one client's pick
 }
 
 TEST_F(ResponderTest, ResponseInfo) {

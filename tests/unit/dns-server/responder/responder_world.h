@@ -17,7 +17,8 @@ namespace ax::dns::testing {
 //   (RegionPriority, 2 answers), api (gRPC config, 4 answers), flat (g1 only:
 //   one route everywhere), origin (CNAME fallback), fixed (fallback addresses),
 //   hash (ConsistentHash), canary (50% canary to g1), big (40 A records),
-//   x.deep (below an empty non-terminal).
+//   x.deep (below an empty non-terminal). www, hash, origin and fixed publish
+//   SRV _http._tcp on port 8080.
 inline ax::testing::TestWorld ResponderWorld() {
   using ax::testing::TestWorld;
   TestWorld w;
@@ -37,7 +38,8 @@ inline ax::testing::TestWorld ResponderWorld() {
       .match.cidrs.push_back(*ParsePrefix("203.0.113.0/24"));
   w.AddRegion("cn", {"c1"}).match.countries.push_back("CN");
   w.AddRegion("default", {"d1"}).match.catch_all = true;
-  w.AddDomain("www", Strategy::kRegionPriority, 2);
+  const SrvService http{"http", "tcp", 8080};
+  w.AddDomain("www", Strategy::kRegionPriority, 2).srv = {http};
   w.AddDomain("api", Strategy::kRegionPriority, 4).grpc_service_config =
       R"({"loadBalancingConfig":[{"round_robin":{}}],"methodConfig":[{"name":[{"service":")" +
       std::string(250, 's') + R"("}],"waitForReady":true}]})";
@@ -46,11 +48,13 @@ inline ax::testing::TestWorld ResponderWorld() {
   Domain& origin = w.AddDomain("origin", Strategy::kRegionPriority);
   origin.node_selector["tier"] = "dead";
   origin.fallback.cname = "origin.example.net";
+  origin.srv = {http};
   Domain& fixed = w.AddDomain("fixed", Strategy::kRegionPriority);
   fixed.node_selector["tier"] = "dead";
   fixed.fallback.addresses = {*ParseIp("192.0.2.200"),
                               *ParseIp("2001:db8::200")};
-  w.AddDomain("hash", Strategy::kConsistentHash);
+  fixed.srv = {http};
+  w.AddDomain("hash", Strategy::kConsistentHash).srv = {http};
   w.AddDomain("canary", Strategy::kRegionPriority);
   w.AddCanary("canary-g1", "canary", "g1", 50);
   w.AddDomain("big", Strategy::kRegionPriority).node_selector["tier"] = "many";

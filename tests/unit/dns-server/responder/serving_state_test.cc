@@ -162,6 +162,17 @@ TEST(ServingStateTest, RefusesUnusableCombinations) {
              "{\"x\":\"" + std::string(70000, 'x') + "\"}";
        },
        "too large"},
+      {"a domain on an SRV target's name",
+       [](auto& w, auto&) { w.world.domains[2].fqdn = "e1.www.example.test"; },
+       "e1.www.example.test is already served"},
+      {"an SRV name over 255 octets",
+       [](auto& w, auto&) {
+         w.world.domains[0].fqdn = std::string(60, 'a') + "." +
+                                   std::string(60, 'b') + "." +
+                                   std::string(60, 'c') + "." +
+                                   std::string(55, 'd') + ".example.test";
+       },
+       "SRV name '_http._tcp.aaaa"},
   };
   for (const Row& row : rows) {
     SCOPED_TRACE(row.rule);
