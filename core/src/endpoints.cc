@@ -5,6 +5,7 @@
 #include "ax/decide.h"
 #include "ax/rfc3339.h"
 #include "ax/rng.h"
+#include "ax/srv.h"
 #include "route_json.h"
 
 namespace ax {
@@ -15,9 +16,8 @@ using nlohmann::json;
 json Header(const Snapshot& s, const SnapshotDomain& d) {
   json srv = json::array();
   for (const SrvService& service : d.srv) {
-    srv.push_back({{"name", "_" + service.service + "._" + service.protocol +
-                                "." + d.fqdn},
-                   {"port", service.port}});
+    srv.push_back(
+        {{"name", SrvOwnerName(service, d.fqdn)}, {"port", service.port}});
   }
   return {{"snapshot",
            {{"version", s.version},

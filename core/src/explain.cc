@@ -8,10 +8,35 @@
 #include "ax/decide.h"
 #include "ax/isp_sets.h"
 #include "ax/rfc3339.h"
+#include "ax/srv.h"
 #include "route_json.h"
 
 namespace ax {
 namespace {
+
+// The records an SRV answer holds for `answer` (answer.cc writes the same):
+// the nodes as targets with priority and weight, or the fallback's target.
+nlohmann::json SrvRecords(const Snapshot& s, const SnapshotDomain& d,
+                          const SrvService& service, const Answer& answer) {
+  nlohmann::json out = nlohmann::json::array();
+  if (answer.source == RouteSource::kDomainFallback) {
+    out.push_back(
+        {{"target", d.fallback.cname.empty() ? d.fqdn : d.fallback.cname},
+         {"priority", 0},
+         {"weight", 0},
+         {"port", service.port}});
+  }
+  const SrvTargets targets = SrvTargetsOf(s, d, answer);
+  for (uint32_t i = 0; i < targets.count; ++i) {
+    const SrvTarget& t = targets.targets[i];
+    out.push_back({{"target", SrvTargetName(s.nodes[t.node].name, d.fqdn)},
+                   {"node", s.nodes[t.node].name},
+                   {"priority", t.priority},
+                   {"weight", t.weight},
+                   {"port", service.port}});
+  }
+  return out;
+}
 
 const char* StepName(Classification::Step step) {
   switch (step) {
@@ -71,15 +96,26 @@ nlohmann::json GeoOverrideEvidenceJson(const GeoOverrideEvidence& e) {
 nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
                        const ExplainRequest& req) {
   const std::string name = route_json::NormaliseName(req.name);
-  const SnapshotDomain* domain = route_json::FindDomain(s, name);
+  const route_json::SrvName srv =
+      req.srv ? route_json::FindSrvName(s, name) : route_json::SrvName{};
+  const SnapshotDomain* domain =
+      req.srv ? srv.domain : route_json::FindDomain(s, name);
+  if (!domain && req.srv) {
+    return {{"error", "'" + name +
+                          "' is no Domain's SRV name (spec.srv) in snapshot "
+                          "version " +
+                          std::to_string(s.version)}};
+  }
   if (!domain) return route_json::NotServed(s, name);
   const Classification cls = classifier.Classify(req.client, req.geo);
   ClientContext client{ClientCohort(req.client), req.geo.has_location,
                        req.geo.location};
   Rng rng(req.seed);
   DecisionTrace trace;
-  const Answer answer = Decide(s, *domain, cls.region, client, req.family,
-                               req.now_ms, rng, &trace);
+  const Answer answer = req.srv ? DecideSrv(s, *domain, cls.region, client,
+                                            req.now_ms, rng, &trace)
+                                : Decide(s, *domain, cls.region, client,
+                                         req.family, req.now_ms, rng, &trace);
   const Route& route = s.routes[answer.route];
   const SnapshotVantageGroup* group =
       cls.region != kNoIndex ? GroupOf(s, s.regions[cls.region]) : nullptr;
@@ -160,10 +196,13 @@ nlohmann::json Explain(const Snapshot& s, const Classifier& classifier,
       !domain->fallback.cname.empty()) {
     out["cname"] = domain->fallback.cname;
   }
-  route_json::AnsweredJson answered =
-      route_json::Answered(s, *domain, answer, req.family);
+  route_json::AnsweredJson answered = route_json::Answered(
+      s, *domain, answer, req.srv ? std::nullopt : req.family);
   out["pick"] = std::move(answered.nodes);
   out["addresses"] = std::move(answered.addresses);
+  if (srv.service) {
+    out["srv"] = SrvRecords(s, *domain, *srv.service, answer);
+  }
   out["ttl"] = answer.ttl;
   out["ttlReason"] = TtlReasonName(answer.ttl_reason);
   // Down nodes have left the route, so the candidates cannot show them:

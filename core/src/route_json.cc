@@ -6,6 +6,7 @@
 
 #include "ax/node_status.h"
 #include "ax/rfc3339.h"
+#include "ax/srv.h"
 
 namespace ax::route_json {
 namespace {
@@ -36,6 +37,16 @@ const SnapshotDomain* FindDomain(const Snapshot& s, std::string_view name) {
       std::find_if(s.domains.begin(), s.domains.end(),
                    [&](const SnapshotDomain& d) { return d.fqdn == fqdn; });
   return it == s.domains.end() ? nullptr : &*it;
+}
+
+SrvName FindSrvName(const Snapshot& s, std::string_view name) {
+  const std::string owner = NormaliseName(std::string(name));
+  for (const SnapshotDomain& d : s.domains) {
+    for (const SrvService& service : d.srv) {
+      if (SrvOwnerName(service, d.fqdn) == owner) return {&d, &service};
+    }
+  }
+  return {};
 }
 
 nlohmann::json NotServed(const Snapshot& s, std::string_view name) {

@@ -25,6 +25,12 @@ nlohmann::json Addresses(const std::vector<IpAddress>& addresses);
 
 // The domain served under `name` (any case, trailing dot optional), or null.
 const SnapshotDomain* FindDomain(const Snapshot& s, std::string_view name);
+// The domain and service whose SRV name is `name` (normalised), or nulls.
+struct SrvName {
+  const SnapshotDomain* domain = nullptr;
+  const SrvService* service = nullptr;
+};
+SrvName FindSrvName(const Snapshot& s, std::string_view name);
 // {"error": ...} for a `name` FindDomain did not find.
 nlohmann::json NotServed(const Snapshot& s, std::string_view name);
 

@@ -20,16 +20,27 @@ double WeightIn(const Route& route, uint32_t node) {
 
 }  // namespace
 
+std::string SrvOwnerName(const SrvService& service, std::string_view fqdn) {
+  return "_" + service.service + "._" + service.protocol + "." +
+         std::string(fqdn);
+}
+
+std::string SrvTargetName(std::string_view node, std::string_view fqdn) {
+  return std::string(node) + "." + std::string(fqdn);
+}
+
 bool SpreadsByWeight(Strategy strategy) {
   return strategy == Strategy::kWeightedRandom ||
          strategy == Strategy::kConsistentHash;
 }
 
 Answer DecideSrv(const Snapshot& s, const SnapshotDomain& d, uint32_t region,
-                 const ClientContext& client, int64_t now_ms, Rng& rng) {
+                 const ClientContext& client, int64_t now_ms, Rng& rng,
+                 DecisionTrace* trace) {
   const uint32_t limit =
       SpreadsByWeight(d.strategy) ? kMaxAnswers : d.max_answers;
-  return DecideUpTo(limit, s, d, region, client, std::nullopt, now_ms, rng);
+  return DecideUpTo(limit, s, d, region, client, std::nullopt, now_ms, rng,
+                    trace);
 }
 
 SrvTargets SrvTargetsOf(const Snapshot& s, const SnapshotDomain& d,

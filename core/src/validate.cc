@@ -13,6 +13,7 @@
 
 #include "ax/isp_sets.h"
 #include "ax/labels.h"
+#include "ax/srv.h"
 
 namespace ax {
 namespace {
@@ -142,8 +143,7 @@ class Checker {
       Error(d, "spec.fallback", "set either cname or addresses, not both");
     }
     for (size_t i = 0; i < d.srv.size(); ++i) {
-      const std::string owner =
-          "_" + d.srv[i].service + "._" + d.srv[i].protocol + "." + d.fqdn;
+      const std::string owner = SrvOwnerName(d.srv[i], d.fqdn);
       if (owner.size() > 253) {
         Error(
             d, Indexed("spec.srv", i),
@@ -195,7 +195,7 @@ class Checker {
         if (!longest || n.meta.name.size() > longest->meta.name.size()) {
           longest = &n;
         }
-        const std::string target = n.meta.name + "." + d.fqdn;
+        const std::string target = SrvTargetName(n.meta.name, d.fqdn);
         if (auto it = by_fqdn.find(target); it != by_fqdn.end()) {
           Error(d, "spec.srv",
                 "SRV target " + QuoteName(target) + " of Node " +
@@ -205,7 +205,8 @@ class Checker {
       }
       if (longest && longest->meta.name.size() + 1 + d.fqdn.size() > 253) {
         Error(d, "spec.srv",
-              "SRV target " + QuoteName(longest->meta.name + "." + d.fqdn) +
+              "SRV target " +
+                  QuoteName(SrvTargetName(longest->meta.name, d.fqdn)) +
                   " of Node " + QuoteName(longest->meta.name) +
                   " is longer than 253 characters");
       }

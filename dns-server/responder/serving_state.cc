@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "ax/srv.h"
 #include "geo/geo_resolver.h"
 #include "wire/name.h"
 
@@ -245,18 +246,16 @@ bool ServingState::AddSrv(uint32_t index, uint32_t zone, std::string* error) {
   std::string wire;
   for (uint32_t i = 0; i < d.srv.size(); ++i) {
     ServedName* name = AddDataName(
-        index, "SRV name",
-        "_" + d.srv[i].service + "._" + d.srv[i].protocol + "." + d.fqdn, zone,
-        wire, error);
+        index, "SRV name", SrvOwnerName(d.srv[i], d.fqdn), zone, wire, error);
     if (!name) return false;
     name->srv_domain = index;
     name->srv_service = i;
   }
   std::vector<std::string>& targets = domains_[index].srv_targets;
   for (uint32_t n = 0; n < snapshot_->nodes.size(); ++n) {
-    ServedName* name =
-        AddDataName(index, "SRV target",
-                    snapshot_->nodes[n].name + "." + d.fqdn, zone, wire, error);
+    ServedName* name = AddDataName(
+        index, "SRV target", SrvTargetName(snapshot_->nodes[n].name, d.fqdn),
+        zone, wire, error);
     if (!name) return false;
     name->target_domain = index;
     name->target_node = n;

@@ -81,10 +81,11 @@ std::optional<ClientQuery> ParseClientQuery(const QueryParams& params,
   q.qtype = Param(params, "qtype").value_or("A");
   if (q.qtype == "AAAA") {
     q.family = IpFamily::kV6;
-  } else if (q.qtype == "ANY") {
+  } else if (q.qtype == "ANY" || q.qtype == "SRV") {
     q.family = std::nullopt;
+    q.srv = q.qtype == "SRV";
   } else if (q.qtype != "A") {
-    *error = "qtype: A, AAAA or ANY, not " + q.qtype;
+    *error = "qtype: A, AAAA, ANY or SRV, not " + q.qtype;
     return std::nullopt;
   }
   return q;

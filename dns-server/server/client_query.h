@@ -1,6 +1,6 @@
 // What the read-only API's handlers share: the JSON reply, and the client a
 // request names (client=IP: the resolver's address; ecs=ADDR/LEN: the subnet
-// a resolver would send; qtype=A|AAAA|ANY) chosen exactly as the responder
+// a resolver would send; qtype=A|AAAA|ANY|SRV) chosen exactly as the responder
 // chooses it (an ECS prefix capped at /24 or /56; SOURCE 0 means the
 // resolver's address) and looked up in the geo databases. Pure apart from
 // the lookup through the resolver it is given.
@@ -32,7 +32,8 @@ struct ClientQuery {
   std::optional<IpAddress> resolver;  // client=
   std::optional<IpPrefix> subnet;     // ecs=
   std::string qtype = "A";
-  std::optional<IpFamily> family = IpFamily::kV4;  // nullopt: ANY
+  std::optional<IpFamily> family = IpFamily::kV4;  // nullopt: ANY or SRV
+  bool srv = false;                                // qtype SRV
 };
 
 // The client parameters, or nullopt with `error` naming the bad one. Neither

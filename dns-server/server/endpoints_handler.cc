@@ -16,6 +16,11 @@ JsonReply EndpointsQuery(const QueryParams& params, const ServingState* state,
   std::string error;
   const std::optional<ClientQuery> q = ParseClientQuery(params, false, &error);
   if (!q) return BadRequest(error);
+  if (q->srv) {
+    return BadRequest(
+        "qtype: A, AAAA or ANY here (domain.srv names the SRV records; "
+        "/v1/explain shows a client's)");
+  }
   const std::optional<std::string> region = Param(params, "region");
   const bool for_client = q->resolver || q->subnet;
   if (region && for_client) {

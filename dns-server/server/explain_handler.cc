@@ -33,6 +33,7 @@ JsonReply ExplainQuery(const QueryParams& params, const ServingState* state,
                                 .client = client.address.address,
                                 .geo = client.geo,
                                 .family = q->family,
+                                .srv = q->srv,
                                 .now_ms = now_ms,
                                 .seed = seed});
   if (out.contains("error")) return {404, std::move(out)};

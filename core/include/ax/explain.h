@@ -21,6 +21,9 @@ struct ExplainRequest {
   IpAddress client;  // ECS address or resolver source address
   GeoInfo geo;       // what the geo/ASN databases said about `client`
   std::optional<IpFamily> family = IpFamily::kV4;
+  // qtype SRV: `name` is _<service>._<protocol>.<fqdn> of a Domain's spec.srv,
+  // picked as SRV answers pick (srv.h) and shown as records under "srv".
+  bool srv = false;
   int64_t now_ms = 0;
   uint64_t seed = 0;  // the RNG seed for random strategies, so the explanation
                       // is replayable

@@ -7,12 +7,19 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "ax/decide.h"
 #include "ax/rng.h"
 #include "ax/snapshot.h"
 
 namespace ax {
+
+// The names SRV answers use (text, lower case, no trailing dot): the owner
+// _<service>._<protocol>.<fqdn>, and the target <node>.<fqdn> of each node.
+std::string SrvOwnerName(const SrvService& service, std::string_view fqdn);
+std::string SrvTargetName(std::string_view node, std::string_view fqdn);
 
 // Whether the strategy spreads clients over its nodes by weight
 // (WeightedRandom, ConsistentHash) rather than ranking them for each client.
@@ -26,7 +33,7 @@ bool SpreadsByWeight(Strategy strategy);
 // start and the fallback chain apply as for A/AAAA; any address family.
 Answer DecideSrv(const Snapshot& snapshot, const SnapshotDomain& domain,
                  uint32_t region, const ClientContext& client, int64_t now_ms,
-                 Rng& rng);
+                 Rng& rng, DecisionTrace* trace = nullptr);
 
 struct SrvTarget {
   uint32_t node = kNoIndex;  // index into Snapshot::nodes

@@ -112,6 +112,47 @@ TEST(ExplainTest, CanaryCohortMatchesThePick) {
   EXPECT_LT(in, 35);
 }
 
+// qtype SRV: the SRV name resolves to its Domain, the pick is the SRV one
+// (any family) and the records say what DNS answers.
+TEST(ExplainTest, SrvNameShowsItsRecords) {
+  TestWorld t = ExplainWorld();
+  t.node("bj-01").addresses.push_back(Ip("2001:db8::1"));
+  t.world.domains[0].srv = {{"http", "tcp", 8080}};
+  const Snapshot s = t.Build();
+  ExplainRequest req;
+  req.name = "_HTTP._tcp.www.example.test.";
+  req.srv = true;
+  req.client = Ip("203.0.113.9");
+  req.now_ms = 1'000'000;
+  const nlohmann::json e = Explain(s, Classifier(s), req);
+  ASSERT_FALSE(e.contains("error")) << e.dump();
+  EXPECT_EQ(e["classification"]["region"], "north");
+  EXPECT_EQ(e["pick"], nlohmann::json({"bj-01"}));
+  EXPECT_EQ(e["addresses"], nlohmann::json({"198.51.100.1", "2001:db8::1"}));
+  EXPECT_EQ(e["srv"], nlohmann::json::parse(R"([{
+      "target": "bj-01.www.example.test", "node": "bj-01",
+      "priority": 0, "weight": 65535, "port": 8080}])"));
+
+  // Every node down: the DomainFallback's CNAME target is the one record.
+  for (const char* n : {"gz-01", "gz-02", "bj-01"}) {
+    t.status[n].health = Health::kDown;
+  }
+  const Snapshot down = t.Build();
+  const nlohmann::json f = Explain(down, Classifier(down), req);
+  EXPECT_EQ(f["srv"], nlohmann::json::parse(R"([{
+      "target": "origin.example.net", "priority": 0, "weight": 0,
+      "port": 8080}])"));
+
+  req.name = "_http._udp.www.example.test";
+  EXPECT_NE(Explain(s, Classifier(s), req)["error"].get<std::string>().find(
+                "no Domain's SRV name"),
+            std::string::npos);
+  // Without qtype SRV the name is no Domain's.
+  req.name = "_http._tcp.www.example.test";
+  req.srv = false;
+  EXPECT_TRUE(Explain(s, Classifier(s), req).contains("error"));
+}
+
 TEST(ExplainTest, UnknownNameIsAnError) {
   const Snapshot s = ExplainWorld().Build();
   ExplainRequest req;

@@ -26,6 +26,7 @@ TEST(EndpointsHandlerTest, BadParametersAre400WithAJsonError) {
            {{"name", "www.example.test"}, {"client", "nope"}},
            {{"name", "www.example.test"}, {"ecs", "192.0.2.0/33"}},
            {{"name", "www.example.test"}, {"qtype", "MX"}},
+           {{"name", "www.example.test"}, {"qtype", "SRV"}},
            {{"name", "www.example.test"},
             {"region", "east"},
             {"client", "192.0.2.1"}},

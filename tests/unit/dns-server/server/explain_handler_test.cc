@@ -39,6 +39,25 @@ TEST(ExplainHandlerTest, BadParametersAre400WithAJsonError) {
   }
 }
 
+TEST(ExplainHandlerTest, SrvNamesAreExplainedWithQtypeSrv) {
+  ax::testing::TestWorld world = OpsWorld();
+  world.world.domains[1].srv = {{"grpc", "tcp", 443}};  // api
+  const auto state = Serve(world);
+  const JsonReply r = Ask(state.get(), {{"name", "_grpc._tcp.api.example.test"},
+                                        {"client", "192.0.2.1"},
+                                        {"qtype", "SRV"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.body["query"]["qtype"], "SRV");
+  // The canary (100%) leads, then east's best, as the DNS answer does.
+  ASSERT_EQ(r.body["srv"].size(), 2u) << r.body;
+  EXPECT_EQ(r.body["srv"][0]["target"], "c.api.example.test");
+  EXPECT_EQ(r.body["srv"][0]["port"], 443);
+  EXPECT_EQ(r.body["srv"][1]["priority"], 1);
+  const JsonReply a = Ask(state.get(), {{"name", "_grpc._tcp.api.example.test"},
+                                        {"client", "192.0.2.1"}});
+  EXPECT_EQ(a.status, 404) << a.body;
+}
+
 TEST(ExplainHandlerTest, NoSnapshotIs503) {
   const JsonReply r =
       Ask(nullptr, {{"name", "www.example.test"}, {"client", "192.0.2.1"}});
