@@ -50,6 +50,7 @@ class Metrics::DataPlane : public prometheus::Collectable {
     Geo(out);
     Sockets(out);
     DecisionLogStats(out);
+    EndpointWatches(out);
     return out;
   }
 
@@ -407,6 +408,23 @@ class Metrics::DataPlane : public prometheus::Collectable {
                        static_cast<double>(s_.decision_log->write_errors()),
                        {{"outcome", "error"}});
     out.push_back(std::move(records));
+  }
+
+  // GET /v1/endpoints?wait=: how many wait now, how many were told to come
+  // back (the cap, http_server.h).
+  void EndpointWatches(std::vector<MetricFamily>& out) const {
+    if (!s_.watch) return;
+    auto waiting = Family("ax_dns_endpoint_watches",
+                          "endpoints long polls waiting for a new route table",
+                          MetricType::Gauge);
+    runtime::AddSample(waiting, static_cast<double>(s_.watch->waiters()));
+    auto refused =
+        Family("ax_dns_endpoint_watches_refused_total",
+               "endpoints long polls refused (503) because the cap was reached",
+               MetricType::Counter);
+    runtime::AddSample(refused, static_cast<double>(s_.watch->refused()));
+    out.push_back(std::move(waiting));
+    out.push_back(std::move(refused));
   }
 
   const MetricSources s_;

@@ -27,6 +27,7 @@
 #include "server/tcp_server.h"
 #include "server/telemetry.h"
 #include "server/udp_server.h"
+#include "server/version_watch.h"
 
 namespace ax::dns {
 
@@ -44,6 +45,7 @@ struct MetricSources {
   const prometheus::Collectable* probe = nullptr;
   // Standalone's ax_dns_standalone_* (standalone_metrics.h); null otherwise.
   const prometheus::Collectable* standalone = nullptr;
+  const VersionWatch* watch = nullptr;  // endpoint watches; null: no API
 };
 
 class Metrics {

@@ -63,7 +63,8 @@ bool Service::Start(std::string* error) {
       .decision_log = decision_log_.get(),
       .kube_source = kube_source_.get(),
       .probe = standalone_ ? standalone_->probe_metrics() : nullptr,
-      .standalone = standalone_ ? standalone_->plan_metrics() : nullptr});
+      .standalone = standalone_ ? standalone_->plan_metrics() : nullptr,
+      .watch = &watch_});
   http_ = std::make_unique<HttpServer>(HttpSources{.store = &store_,
                                                    .geo = geo_.get(),
                                                    .metrics = metrics_.get(),

@@ -28,7 +28,10 @@ WatchResult VersionWatch::WaitWhileServing(uint64_t version,
   std::unique_lock lock(mu_);
   if (closed_) return WatchResult::kClosed;
   if (served_() != version) return WatchResult::kChanged;
-  if (waiters_ >= max_waiters_) return WatchResult::kBusy;
+  if (waiters_ >= max_waiters_) {
+    ++refused_;
+    return WatchResult::kBusy;
+  }
   ++waiters_;
   const bool woke = changed_.wait_for(
       lock, timeout, [&] { return closed_ || served_() != version; });
@@ -40,6 +43,11 @@ WatchResult VersionWatch::WaitWhileServing(uint64_t version,
 size_t VersionWatch::waiters() const {
   std::lock_guard lock(mu_);
   return waiters_;
+}
+
+uint64_t VersionWatch::refused() const {
+  std::lock_guard lock(mu_);
+  return refused_;
 }
 
 }  // namespace ax::dns

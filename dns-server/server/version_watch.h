@@ -33,7 +33,9 @@ class VersionWatch {
 
   WatchResult WaitWhileServing(uint64_t version,
                                std::chrono::milliseconds timeout);
+  // Waiting now, and refused (kBusy) so far: the metrics' view.
   size_t waiters() const;
+  uint64_t refused() const;
 
  private:
   const std::function<uint64_t()> served_;
@@ -41,6 +43,7 @@ class VersionWatch {
   mutable std::mutex mu_;
   std::condition_variable changed_;
   size_t waiters_ = 0;
+  uint64_t refused_ = 0;
   bool closed_ = false;
 };
 

@@ -7,8 +7,9 @@
 - the watch: a long poll (wait=VERSION) returns within 1 s of each new route table
   (measured against the moment ax-dns logged serving it), versions seen only go up,
   none is missed while changes are spaced, and a burst ends on the last one;
-- (the cap of 8 watches is VersionWatch's unit test; over HTTP it is still to be
-  shown: a first try saw a ninth watch answered, not refused).
+- the cap: with 8 watches held (ax_dns_endpoint_watches says so), a ninth is told
+  at once to come back (503, Retry-After: 1, counted), the rest of the API still
+  answers, and the 8 all return on the next version.
 
 Regions match by CIDR, so classification needs no geo data; nodes are not probed.
 """
@@ -16,6 +17,7 @@ Regions match by CIDR, so classification needs no geo data; nodes are not probed
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 import urllib.error
@@ -62,6 +64,13 @@ def get(ax: AxDns, query: str, timeout: float = 5) -> tuple[int, dict, dict]:
             return r.status, json.loads(r.read()), dict(r.headers)
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read()), dict(e.headers)
+
+
+def metric(ax: AxDns, name: str) -> float:
+    """One unlabelled sample of ax-dns's /metrics."""
+    with urllib.request.urlopen(f"http://{ax.http}/metrics", timeout=5) as r:
+        text = r.read().decode()
+    return float(re.search(rf"^{name} (\S+)$", text, re.MULTILINE).group(1))
 
 
 def served_at(ax: AxDns) -> dict[int, float]:
@@ -140,3 +149,37 @@ def test_the_watch_returns_each_new_version_within_a_second(ax):
     print(f"\nwatch delays after the swap: max {max(delays) * 1000:.0f} ms over "
           f"{len(delays)} versions")
     assert max(delays) < 1.0, delays
+
+
+def test_past_eight_watches_a_ninth_is_told_to_come_back(ax):
+    _, view, _ = get(ax, f"name={NAME}")
+    version = view["snapshot"]["version"]
+    replies: list[tuple[int, dict]] = []
+
+    def hold():
+        status, body, _ = get(ax, f"name={NAME}&wait={version}&timeout=30s", timeout=40)
+        replies.append((status, body))
+
+    holders = [threading.Thread(target=hold, daemon=True) for _ in range(8)]
+    for t in holders:
+        t.start()
+    wait_for("8 watches held", lambda: metric(ax, "ax_dns_endpoint_watches") == 8, 10)
+
+    started = time.monotonic()
+    status, body, headers = get(ax, f"name={NAME}&wait={version}&timeout=5s")
+    assert status == 503 and "too many watches" in body["error"], body
+    assert headers.get("Retry-After") == "1"
+    assert time.monotonic() - started < 1.0  # told at once, not held
+    assert metric(ax, "ax_dns_endpoint_watches_refused_total") == 1
+    # The watches hold 8 of the API's threads; the rest still answer.
+    status, _, _ = get(ax, f"name={NAME}&region=r")
+    assert status == 200
+    assert replies == []
+
+    (ax.manifest_dir / "world.yaml").write_text(world(170))
+    for t in holders:
+        t.join(timeout=10)
+    assert len(replies) == 8
+    assert all(s == 200 and b["snapshot"]["version"] > version for s, b in replies), replies
+    assert metric(ax, "ax_dns_endpoint_watches") == 0
+

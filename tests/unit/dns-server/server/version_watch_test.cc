@@ -46,7 +46,9 @@ TEST(VersionWatchTest, CapsWaitersAndCloseReleasesThem) {
         std::launch::async, [&] { return watch.WaitWhileServing(1, 30s); }));
   }
   ASSERT_TRUE(WaitFor([&] { return watch.waiters() == 2; }));
+  EXPECT_EQ(watch.refused(), 0u);
   EXPECT_EQ(watch.WaitWhileServing(1, 30s), WatchResult::kBusy);
+  EXPECT_EQ(watch.refused(), 1u);
   watch.Close();
   for (auto& w : waiting) {
     ASSERT_EQ(w.wait_for(5s), std::future_status::ready);
