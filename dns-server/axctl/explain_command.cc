@@ -33,6 +33,7 @@ int ExplainRemote(const Args& args) {
                          {"client", args.Get("--client")}};
   if (args.Has("--ecs")) params.emplace("ecs", args.Get("--ecs"));
   if (args.Has("--aaaa")) params.emplace("qtype", "AAAA");
+  if (args.Has("--srv")) params.emplace("qtype", "SRV");
   const auto res = http.Get("/v1/explain", params, httplib::Headers{});
   if (!res) {
     std::cerr << args.Get("--server") << ": " << httplib::to_string(res.error())
@@ -71,6 +72,7 @@ int ExplainLocal(const Args& args, const IpAddress& client) {
   req.name = args.positional[0];
   req.client = client;
   req.family = args.Has("--aaaa") ? IpFamily::kV6 : IpFamily::kV4;
+  req.srv = args.Has("--srv");
   req.now_ms = runtime::WallMs();
   // Keeps the geo databases (and the views GeoInfo holds into them) alive.
   std::shared_ptr<const dns::GeoResolver> resolver;
@@ -103,6 +105,10 @@ int ExplainCommand(const Args& args) {
       args.Has("--server") + args.Has("--snapshot") + args.Has("--manifests");
   if (args.positional.size() != 1 || !args.Has("--client") || sources != 1) {
     std::cerr << "usage:\n" << kExplainUsage;
+    return 2;
+  }
+  if (args.Has("--aaaa") && args.Has("--srv")) {
+    std::cerr << "--aaaa and --srv: give one question type\n";
     return 2;
   }
   if (!ParseIp(args.Get("--client"))) {

@@ -8,7 +8,9 @@
 namespace ax {
 
 inline constexpr char kExplainUsage[] =
-    "  axctl explain NAME --client IP [--ecs PREFIX/LEN] [--aaaa] [--json]\n"
+    "  axctl explain NAME --client IP [--ecs PREFIX/LEN] [--aaaa | --srv] "
+    "[--json]\n"
+    "        (--srv: NAME is _SERVICE._PROTO.FQDN of a Domain's spec.srv)\n"
     "        (--server URL\n"
     "         | (--snapshot FILE | --manifests PATH)\n"
     "           [--geo-db FILE ... [--asn-db FILE ...] [--ipdb FILE ...]\n"

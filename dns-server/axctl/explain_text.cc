@@ -104,6 +104,12 @@ std::string ExplanationToText(const nlohmann::json& e) {
   if (e.contains("cname")) out << "cname       " << Str(e, "cname") << "\n";
   out << "pick        " << e["pick"].dump() << " -> " << e["addresses"].dump()
       << "\n";
+  if (e.contains("srv")) {
+    for (const nlohmann::json& r : e["srv"]) {
+      out << "srv         " << Str(r, "priority") << " " << Str(r, "weight")
+          << " " << Str(r, "port") << " " << Str(r, "target") << "\n";
+    }
+  }
   out << "ttl         " << Str(e, "ttl") << " (" << Str(e, "ttlReason")
       << ")\n";
   if (e.contains("nodesDown") && !e["nodesDown"].empty())

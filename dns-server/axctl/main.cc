@@ -177,11 +177,11 @@ int main(int argc, char** argv) {
                command.empty() ? stderr : stdout);
     return command.empty() ? 2 : 0;
   }
-  const ax::Args args =
-      ax::ParseArgs(argc, argv, 2,
-                    {"--pretty", "--json", "--aaaa", "--geo-cities", "--help",
-                     "--skip-bad-lines", "--cluster", "--apply", "--tcp",
-                     "--wait", "--full", "--list", "--resume", "--all"});
+  const ax::Args args = ax::ParseArgs(
+      argc, argv, 2,
+      {"--pretty", "--json", "--aaaa", "--srv", "--geo-cities", "--help",
+       "--skip-bad-lines", "--cluster", "--apply", "--tcp", "--wait", "--full",
+       "--list", "--resume", "--all"});
   for (const ax::Verb& v : ax::Verbs()) {
     if (command != v.name) continue;
     if (args.Has("--help")) {

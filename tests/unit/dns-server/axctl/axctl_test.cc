@@ -109,6 +109,31 @@ TEST(ExplainTextTest, QuickstartExplanationReadsTopToBottom) {
             std::string::npos);
 }
 
+// The quickstart's api publishes _https._tcp: --srv explains its records.
+TEST(ExplainTextTest, SrvRecordsFollowThePick) {
+  auto snapshot = SnapshotFromManifests(
+      {std::string(AX_SOURCE_DIR) + "/examples/quickstart"});
+  ASSERT_TRUE(snapshot);
+  ExplainRequest req;
+  req.name = "_https._tcp.api.example.test";
+  req.srv = true;
+  req.client = *ParseIp("113.108.1.1");
+  req.geo.country = "CN";
+  req.geo.subdivision = "CN-GD";
+  req.geo.asn = 4134;
+  const nlohmann::json e = Explain(*snapshot, Classifier(*snapshot), req);
+  ASSERT_FALSE(e.contains("error")) << e.dump();
+  ASSERT_FALSE(e["srv"].empty()) << e.dump();
+  const std::string text = ExplanationToText(e);
+  // WeightedRandom spreads: priority 0 for all, port 443, targets under api.
+  const std::string first = "srv         0 ";
+  ASSERT_NE(text.find(first), std::string::npos) << text;
+  EXPECT_NE(text.find(" 443 " + e["srv"][0]["target"].get<std::string>()),
+            std::string::npos)
+      << text;
+  EXPECT_LT(text.find("pick"), text.find("srv "));
+}
+
 TEST(ExplainTextTest, TheVantageGroupThatMeasuredAndWhereItDiffers) {
   const nlohmann::json e = {
       {"query", nlohmann::json::object()},
