@@ -78,17 +78,24 @@ TEST(RuleFromFlagsTest, PinsExcludesAndWeightsThatExpire) {
       rule({"gz-02", "--for", "1h"}, RuleAction::kExclude));  // no domain
 }
 
-TEST(ExplainTextTest, QuickstartExplanationReadsTopToBottom) {
+// The quickstart's explanation of `name` for a Guangzhou telecom client.
+nlohmann::json ExplainQuickstart(const std::string& name, bool srv = false) {
   auto snapshot = SnapshotFromManifests(
       {std::string(AX_SOURCE_DIR) + "/examples/quickstart"});
-  ASSERT_TRUE(snapshot);
+  if (!snapshot) return {{"error", "quickstart manifests"}};
   ExplainRequest req;
-  req.name = "www.example.test";
+  req.name = name;
+  req.srv = srv;
   req.client = *ParseIp("113.108.1.1");
   req.geo.country = "CN";
   req.geo.subdivision = "CN-GD";
   req.geo.asn = 4134;
-  nlohmann::json e = Explain(*snapshot, Classifier(*snapshot), req);
+  return Explain(*snapshot, Classifier(*snapshot), req);
+}
+
+TEST(ExplainTextTest, QuickstartExplanationReadsTopToBottom) {
+  nlohmann::json e = ExplainQuickstart("www.example.test");
+  ASSERT_FALSE(e.contains("error")) << e.dump();
   const std::string text = ExplanationToText(e);
   for (const char* part :
        {"query       www.example.test from 113.108.1.1",
@@ -111,17 +118,8 @@ TEST(ExplainTextTest, QuickstartExplanationReadsTopToBottom) {
 
 // The quickstart's api publishes _https._tcp: --srv explains its records.
 TEST(ExplainTextTest, SrvRecordsFollowThePick) {
-  auto snapshot = SnapshotFromManifests(
-      {std::string(AX_SOURCE_DIR) + "/examples/quickstart"});
-  ASSERT_TRUE(snapshot);
-  ExplainRequest req;
-  req.name = "_https._tcp.api.example.test";
-  req.srv = true;
-  req.client = *ParseIp("113.108.1.1");
-  req.geo.country = "CN";
-  req.geo.subdivision = "CN-GD";
-  req.geo.asn = 4134;
-  const nlohmann::json e = Explain(*snapshot, Classifier(*snapshot), req);
+  const nlohmann::json e =
+      ExplainQuickstart("_https._tcp.api.example.test", /*srv=*/true);
   ASSERT_FALSE(e.contains("error")) << e.dump();
   ASSERT_FALSE(e["srv"].empty()) << e.dump();
   const std::string text = ExplanationToText(e);
