@@ -21,6 +21,14 @@ std::string UpperCase(const std::string& text) {
   return upper;
 }
 
+// DNS names and service names are matched lower case (RFC 4343, RFC 6335).
+std::string LowerCase(const std::string& text) {
+  std::string lower = text;
+  for (char& c : lower)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
 }  // namespace
 
 std::string CheckDnsName(std::string_view name, bool allow_underscore) {
@@ -54,17 +62,13 @@ std::string CheckDnsName(std::string_view name, bool allow_underscore) {
 }
 
 std::string ReadHostname(const std::string& text, std::string& out) {
-  out = text;
-  for (char& c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  out = LowerCase(text);
   if (out.ends_with('.')) out.pop_back();
   return CheckDnsName(out, /*allow_underscore=*/true);
 }
 
 std::string ReadServiceName(const std::string& text, std::string& out) {
-  out = text;
-  for (char& c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  out = LowerCase(text);
   bool letter = false, ok = !out.empty() && out.size() <= 15 &&
                             out.front() != '-' && out.back() != '-' &&
                             out.find("--") == std::string::npos;

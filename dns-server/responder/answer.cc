@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include "ax/decide.h"
 #include "ax/srv.h"
@@ -43,6 +45,21 @@ void AddAddress(MessageWriter& w, Section section,
   const bool v4 = ip.family == IpFamily::kV4;
   w.AddRecord(section, owner, v4 ? kTypeA : kTypeAaaa, kClassIn, ttl,
               {ip.bytes.data(), v4 ? 4u : 16u});
+}
+
+// A name's addresses in the additional section, all or none: optional data
+// (RFC 9471 §3, RFC 2782) is left out whole name by whole name, without TC
+// (RFC 2181 §9). Returns false when they did not fit, so the caller stops.
+bool AddAdditionalAddresses(MessageWriter& w, std::span<const uint8_t> owner,
+                            const std::vector<IpAddress>& addresses,
+                            uint32_t ttl) {
+  const MessageWriter::Mark before = w.mark();
+  for (const IpAddress& ip : addresses) {
+    AddAddress(w, Section::kAdditional, owner, ip, ttl);
+  }
+  if (!w.overflow()) return true;
+  w.Rollback(before);
+  return false;
 }
 
 // Addresses of `family` from the picked nodes, or from the domain's fallback
@@ -223,14 +240,9 @@ AnswerOutcome AnswerSrv(const AnswerContext& ctx, const Question& q,
     add_srv(t.priority, t.weight, served.srv_targets[t.node]);
   }
   for (uint32_t i = 0; i < targets.count; ++i) {
-    const MessageWriter::Mark before = w.mark();
     const uint32_t node = targets.targets[i].node;
-    for (const IpAddress& ip : s.nodes[node].addresses) {
-      AddAddress(w, Section::kAdditional, Bytes(served.srv_targets[node]), ip,
-                 d.ttl.steady);
-    }
-    if (w.overflow()) {
-      w.Rollback(before);
+    if (!AddAdditionalAddresses(w, Bytes(served.srv_targets[node]),
+                                s.nodes[node].addresses, d.ttl.steady)) {
       break;
     }
   }
@@ -268,20 +280,16 @@ AnswerOutcome AnswerAddresses(const ServingState& state, const Question& q,
 // The addresses we serve for `zone`'s name servers, in the additional section
 // of its NS answer (RFC 1035 §3.3.11 additional section processing, RFC 1034
 // §4.3.2 step 6), whichever served zone holds them. Optional outside a
-// referral (RFC 9471 §3): what does not fit is left out, whole name by whole
-// name, without TC (RFC 2181 §9).
+// referral (RFC 9471 §3).
 void AddGlue(MessageWriter& w, const ServingState& state,
              const ServedZone& zone) {
   for (const std::string& ns : zone.ns) {
     const ServedName* target = state.FindName(ns);
     if (!target || target->name_server == kNoIndex) continue;
     const ServedZone& owner = state.zone(target->zone);
-    const MessageWriter::Mark before = w.mark();
-    for (const IpAddress& ip : owner.config.ns[target->name_server].addresses) {
-      AddAddress(w, Section::kAdditional, Bytes(ns), ip, owner.config.ttl);
-    }
-    if (w.overflow()) {
-      w.Rollback(before);
+    if (!AddAdditionalAddresses(w, Bytes(ns),
+                                owner.config.ns[target->name_server].addresses,
+                                owner.config.ttl)) {
       return;
     }
   }
