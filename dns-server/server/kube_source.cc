@@ -5,6 +5,7 @@
 
 #include "ax/kube/resource.h"
 #include "ax/kube_runtime/kube_connect.h"
+#include "ax/rfc3339.h"
 #include "ax/route_table_configmap.h"
 #include "ax/runtime/log.h"
 
@@ -110,6 +111,12 @@ void KubeSource::OnChange() {
     return;
   }
   missing_ = false;
+  const json annotations = config_map->value("metadata", json::object())
+                               .value("annotations", json::object());
+  if (auto confirmed = ParseRfc3339Ms(
+          annotations.value(kConfirmedAtAnnotation, std::string()))) {
+    confirmed_at_ms_.store(*confirmed);
+  }
   json inputs = DecodeInputs(*config_map);
   if (last_inputs_ && *last_inputs_ == inputs) return;
   // Remember rejected inputs too: the same broken object is reported once,

@@ -5,9 +5,13 @@
 // a file: unchanged inputs are not reloaded, a corrupt ConfigMap is refused
 // with the codec's error and the last good snapshot keeps serving. While the
 // API is unreachable the informer retries with backoff; status() says so
-// (the watch itself, its logs and metrics are api_watch.h's).
+// (the watch itself, its logs and metrics are api_watch.h's). In a member
+// cluster the control plane stamps the ConfigMap's confirmation at every
+// heartbeat without changing it: read here, not a reload.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -47,6 +51,10 @@ class KubeSource {
   void Stop();
 
   kube::ApiWatchStatus status() const { return watch_->status(); }
+  // In a member cluster: when the control plane last confirmed the
+  // ConfigMap current (its gslb.ax.io/confirmed-at, unix ms); 0 when the
+  // ConfigMap carries none (the control plane's own cluster).
+  int64_t confirmed_at_ms() const { return confirmed_at_ms_.load(); }
 
  private:
   void OnChange();  // informer thread
@@ -63,6 +71,7 @@ class KubeSource {
   // annotations), good or bad: a relist of the same object is no news.
   std::optional<nlohmann::json> last_inputs_;
   bool missing_ = false;
+  std::atomic<int64_t> confirmed_at_ms_{0};
 };
 
 }  // namespace ax::dns

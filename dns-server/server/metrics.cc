@@ -281,6 +281,15 @@ class Metrics::DataPlane : public prometheus::Collectable {
                                                   s_.kube_source->status())) {
       out.push_back(std::move(f));
     }
+    if (const int64_t confirmed = s_.kube_source->confirmed_at_ms()) {
+      auto age = Family(
+          "ax_dns_snapshot_confirmed_age_seconds",
+          "member cluster: seconds since the control plane last confirmed "
+          "the route table current (grows while cut off from it)",
+          MetricType::Gauge);
+      runtime::AddSample(age, SecondsSince(confirmed, runtime::WallMs()));
+      out.push_back(std::move(age));
+    }
   }
 
   void Geo(std::vector<MetricFamily>& out) const {

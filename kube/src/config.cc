@@ -43,7 +43,9 @@ std::string Trim(const std::string& text) {
 // and the prefix of every error.
 struct Kubeconfig {
   YAML::Node root;
-  fs::path dir;
+  // Where relative paths start; nullopt: file references are refused (a
+  // kubeconfig held in a Secret has no files beside it).
+  std::optional<fs::path> dir;
   std::string where;  // "kubeconfig PATH"
 
   Error Fail(const std::string& message) const {
@@ -85,12 +87,21 @@ struct Kubeconfig {
       return std::optional<std::string>(std::move(*decoded));
     }
     if (const YAML::Node file = node[field]; file) {
-      auto text = ReadFile(dir / file.as<std::string>(),
+      if (!dir) return NoFiles(owner, field);
+      auto text = ReadFile(*dir / file.as<std::string>(),
                            where + ": " + owner + ": " + field);
       if (!text) return text.error();
       return std::optional<std::string>(std::move(*text));
     }
     return std::optional<std::string>();
+  }
+
+  Error NoFiles(const std::string& owner, const std::string& field) const {
+    return Fail(
+        owner + ": " + field +
+        " names a file, which a kubeconfig without a folder cannot "
+        "have: inline it (" +
+        (field == "tokenFile" ? std::string("token") : field + "-data") + ")");
   }
 };
 
@@ -138,7 +149,8 @@ Result<void> ReadUser(const Kubeconfig& kc, const std::string& name,
   }
   config->token = (*user)["token"].as<std::string>("");
   if (const YAML::Node file = (*user)["tokenFile"]; file) {
-    config->token_file = (kc.dir / file.as<std::string>()).string();
+    if (!kc.dir) return kc.NoFiles(owner, "tokenFile");
+    config->token_file = (*kc.dir / file.as<std::string>()).string();
     auto token =
         ReadFile(config->token_file, kc.where + ": " + owner + ": tokenFile");
     if (!token) return token.error();
@@ -184,6 +196,17 @@ const char* Env(const char* name) {
   return value != nullptr && *value != '\0' ? value : nullptr;
 }
 
+Result<Config> ParseText(Kubeconfig& kc, const std::string& text,
+                         std::string_view context) {
+  try {
+    kc.root = YAML::Load(text);
+    if (!kc.root.IsMap()) return kc.Fail("not a YAML/JSON map");
+    return ParseKubeconfig(kc, context);
+  } catch (const YAML::Exception& e) {
+    return kc.Fail(e.what());
+  }
+}
+
 }  // namespace
 
 Result<Config> LoadKubeconfig(const std::string& path,
@@ -194,13 +217,13 @@ Result<Config> LoadKubeconfig(const std::string& path,
   kc.dir = fs::absolute(fs::path(path), ec).parent_path();
   auto text = ReadFile(path, "kubeconfig");
   if (!text) return text.error();
-  try {
-    kc.root = YAML::Load(*text);
-    if (!kc.root.IsMap()) return kc.Fail("not a YAML/JSON map");
-    return ParseKubeconfig(kc, context);
-  } catch (const YAML::Exception& e) {
-    return kc.Fail(e.what());
-  }
+  return ParseText(kc, *text, context);
+}
+
+Result<Config> ParseKubeconfigText(const std::string& text, std::string where) {
+  Kubeconfig kc;
+  kc.where = std::move(where);
+  return ParseText(kc, text, {});
 }
 
 Result<Config> InClusterConfig(std::string_view dir) {

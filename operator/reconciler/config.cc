@@ -102,6 +102,19 @@ const std::vector<Flag>& Flags() {
       {"debounce", "DURATION", "100ms",
        "after a change, wait this long for more before planning",
        runtime::DurationFlag(&OperatorConfig::debounce)},
+      {"members", "SELECTOR", "",
+       "label selector of the Secrets (in --namespace) holding member "
+       "clusters' kubeconfigs: the route table is published to each, and "
+       "their ProbeReports count as vantages; empty: no members",
+       runtime::TextFlag(&OperatorConfig::members)},
+      {"member-sync", "DURATION", "10s",
+       "how often each member's ProbeReports are listed and its copies "
+       "checked",
+       runtime::DurationFlag(&OperatorConfig::member_sync)},
+      {"member-heartbeat", "DURATION", "30s",
+       "how often each member's route-table copy is confirmed current "
+       "(its gslb.ax.io/confirmed-at annotation)",
+       runtime::DurationFlag(&OperatorConfig::member_heartbeat)},
       {"log-level", "LEVEL", "info", "debug, info, warn or error",
        runtime::LogLevelFlag(&OperatorConfig::log_level)},
   };

@@ -35,6 +35,11 @@ struct OperatorConfig {
   std::string http_listen;  // /metrics, /healthz, /readyz; "" disables
   std::chrono::milliseconds resync{30'000};
   std::chrono::milliseconds debounce{100};
+  // Member clusters (operator/members/): their kubeconfig Secrets' label
+  // selector ("" none), how often each is synced and confirmed.
+  std::string members;
+  std::chrono::milliseconds member_sync{10'000};
+  std::chrono::milliseconds member_heartbeat{30'000};
   runtime::LogLevel log_level = runtime::LogLevel::kInfo;
 };
 

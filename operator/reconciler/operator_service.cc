@@ -73,6 +73,17 @@ bool OperatorService::Start(std::string* error) {
       *client_, kube::EventSource{"ax-operator", config_.identity});
   applier_ = std::make_unique<PlanApplier>(
       *client_, *events_, [this] { return reconciler_->MayWrite(); }, owners);
+  if (!config_.members.empty()) {
+    MemberSetOptions members;
+    members.namespace_name = config_.namespace_name;
+    members.selector = config_.members;
+    members.route_table = config_.route_table;
+    members.link.sync = config_.member_sync;
+    members.link.heartbeat = config_.member_heartbeat;
+    members_ = std::make_unique<MemberSet>(*client_, *events_, members, [this] {
+      if (reconciler_) reconciler_->MarkDirty();
+    });
+  }
   ReconcilerOptions options;
   options.plan.namespace_name = config_.namespace_name;
   options.plan.route_table_name = config_.route_table;
@@ -83,7 +94,8 @@ bool OperatorService::Start(std::string* error) {
     if (reconciler_) reconciler_->MarkDirty();
   });
   reconciler_ = std::make_unique<Reconciler>(
-      *cache_, *applier_, *metrics_, std::move(options), metric_reader_.get());
+      *cache_, *applier_, *metrics_, std::move(options), metric_reader_.get(),
+      members_.get());
 
   if (config_.leader_elect) {
     kube::LeaderElectionConfig election;
@@ -123,8 +135,10 @@ bool OperatorService::Start(std::string* error) {
                 {"route_table", config_.route_table},
                 {"owner", config_.owner_service_account},
                 {"identity", config_.identity},
-                {"leader_elect", config_.leader_elect}});
+                {"leader_elect", config_.leader_elect},
+                {"members", config_.members}});
   cache_->Start();
+  if (members_) members_->Start();
   metric_reader_->Start();
   reconciler_->Start();
   if (elector_) {
@@ -141,6 +155,7 @@ void OperatorService::Stop() {
   if (metric_reader_) metric_reader_->Stop();  // no more wake-ups
   if (reconciler_) reconciler_->Stop();
   if (elector_) elector_->Stop();
+  if (members_) members_->Stop();
   if (cache_) cache_->Stop();
   http_.Stop();
 }
@@ -159,7 +174,15 @@ void OperatorService::Route() {
         res.status = 503;
         res.set_content("not ready: informers not synced\n", "text/plain");
       });
-  http_.ServeMetrics([this] { return metrics_->Collect(); });
+  http_.ServeMetrics([this] {
+    std::vector<prometheus::MetricFamily> families = metrics_->Collect();
+    if (members_) {
+      for (auto& family : members_->Families()) {
+        families.push_back(std::move(family));
+      }
+    }
+    return families;
+  });
 }
 
 }  // namespace ax::controller

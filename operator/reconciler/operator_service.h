@@ -1,5 +1,6 @@
-// ax-operator as one object: the API client, the informers, the leader
-// elector, the reconcile loop, the metrics and the HTTP endpoint (/metrics,
+// ax-operator as one object: the API client, the informers, the member
+// clusters, the leader elector, the reconcile loop, the metrics and the HTTP
+// endpoint (/metrics,
 // /healthz, /readyz), started and stopped in order. main() builds it from the
 // config; deciding anything is the plan's (plan/).
 #pragma once
@@ -13,6 +14,7 @@
 #include "ax/runtime/http_listener.h"
 #include "cluster_cache.h"
 #include "config.h"
+#include "member_set.h"
 #include "operator_metrics.h"
 #include "plan_applier.h"
 #include "reconciler.h"
@@ -37,7 +39,9 @@ class OperatorService {
   void Stop();
 
   // /readyz: every informer has listed once.
-  bool Ready() const { return cache_ && cache_->Synced(); }
+  bool Ready() const {
+    return cache_ && cache_->Synced() && (!members_ || members_->Synced());
+  }
 
  private:
   void Route();
@@ -48,6 +52,7 @@ class OperatorService {
   std::unique_ptr<OperatorMetrics> metrics_;
   std::unique_ptr<kube::EventRecorder> events_;
   std::unique_ptr<PlanApplier> applier_;
+  std::unique_ptr<MemberSet> members_;  // null without --members
   std::unique_ptr<signals::MetricReader>
       metric_reader_;  // the Reconciler reads it
   std::unique_ptr<Reconciler> reconciler_;

@@ -12,11 +12,12 @@ namespace ax::controller {
 
 Reconciler::Reconciler(ClusterCache& cache, PlanApplier& applier,
                        OperatorMetrics& metrics, ReconcilerOptions options,
-                       signals::MetricReader* reader)
+                       signals::MetricReader* reader, MemberSet* members)
     : cache_(cache),
       applier_(applier),
       metrics_(metrics),
       reader_(reader),
+      members_(members),
       options_(std::move(options)),
       backoff_(kube::BackoffPolicy{}, kube::OsSeededRandom()) {}
 
@@ -51,9 +52,10 @@ void Reconciler::SetLeader(bool leader) {
                leader ? "started leading" : "stopped leading", {});
   if (leader) {
     MarkDirty();
-  } else if (reader_) {
-    reader_->Want({});  // the next leader reads them
+    return;
   }
+  if (reader_) reader_->Want({});  // the next leader reads them
+  if (members_) members_->Idle();  // the next leader publishes to them
 }
 
 void Reconciler::Run() {
@@ -97,6 +99,7 @@ std::optional<Reconciler::Clock::duration> Reconciler::Pass() {
     ObservedState observed =
         cache_.Gather(runtime::WallMs(), options_.plan, written_);
     if (reader_) observed.canary_readings = reader_->Readings();
+    if (members_) members_->AddProbeReports(observed.probe_reports);
     const Plan plan = ComputePlan(observed);
     if (reader_ && MayWrite()) reader_->Want(plan.canary_queries);
     // Status writes give way to a newer plan once the world changed.
@@ -107,6 +110,13 @@ std::optional<Reconciler::Clock::duration> Reconciler::Pass() {
         });
     if (applied.stopped) return std::nullopt;
     if (applied.conflict && attempt < options_.attempts) continue;
+    if (members_) {
+      // What is in force now: the table this pass wrote, else the one read.
+      members_->Offer(applied.published
+                          ? *plan.route_table
+                          : observed.route_table.value_or(nlohmann::json()),
+                      observed.nodes);
+    }
     Account(plan, observed, applied);
     metrics_.ObserveReconcile(
         std::chrono::duration<double>(Clock::now() - started).count());

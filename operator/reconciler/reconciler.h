@@ -19,6 +19,7 @@
 #include "ax/kube/backoff.h"
 #include "ax/signals/metric_reader.h"
 #include "cluster_cache.h"
+#include "member_set.h"
 #include "operator_metrics.h"
 #include "plan_applier.h"
 #include "written_objects.h"
@@ -36,10 +37,13 @@ struct ReconcilerOptions {
 class Reconciler {
  public:
   // `reader` (may be null: no Canary metrics are read) evaluates the plans'
-  // canary_queries while this replica leads.
+  // canary_queries while this replica leads. `members` (may be null: no
+  // member clusters) add their ProbeReports to each pass and are offered
+  // the route table after it.
   Reconciler(ClusterCache& cache, PlanApplier& applier,
              OperatorMetrics& metrics, ReconcilerOptions options,
-             signals::MetricReader* reader = nullptr);
+             signals::MetricReader* reader = nullptr,
+             MemberSet* members = nullptr);
   ~Reconciler();  // Stop()
   Reconciler(const Reconciler&) = delete;
   Reconciler& operator=(const Reconciler&) = delete;
@@ -68,6 +72,7 @@ class Reconciler {
   PlanApplier& applier_;
   OperatorMetrics& metrics_;
   signals::MetricReader* const reader_;
+  MemberSet* const members_;
   const ReconcilerOptions options_;
   const Clock::time_point started_at_ = Clock::now();
   std::atomic<bool> leader_{false};

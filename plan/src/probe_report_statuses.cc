@@ -1,6 +1,7 @@
 // PlanProbeReportStatuses (statuses.h): how the quorum treated each report
 // (DecideNodeHealth's ReportUse), so `kubectl get axpr` shows which vantages
-// count. Messages carry observedAt, never an age, so they hold still.
+// count. Messages carry observedAt, never an age, so they hold still. A
+// member cluster's reports get none here (their objects are the member's).
 #include "ax/rfc3339.h"
 #include "status_common.h"
 
@@ -16,6 +17,11 @@ void PlanProbeReportStatuses(const StatusInputs& in, StatusOutput& out) {
     const json& object = objects[i];
     const ReportView& view = in.health.reports[i];
     if (view.object.name.empty()) continue;
+    if (object.value("metadata", json::object())
+            .value("annotations", json::object())
+            .contains(kMemberAnnotation)) {
+      continue;  // its status is the member's
+    }
     if (view.use == ReportUse::kInvalid) {
       status::PlanInvalid(object, view.errors, nullptr, in, out);
       continue;

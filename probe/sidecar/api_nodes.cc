@@ -8,6 +8,7 @@
 #include "ax/api_kinds.h"
 #include "ax/kube/resource.h"
 #include "ax/kube_runtime/kube_connect.h"
+#include "ax/probe_targets.h"
 #include "ax/runtime/log.h"
 
 namespace ax::probe {
@@ -32,11 +33,20 @@ std::unique_ptr<ApiNodeSource> ApiNodeSource::Create(
   if (!connection.client) return nullptr;
   std::string ns = options.namespace_name.empty() ? connection.default_namespace
                                                   : options.namespace_name;
+  kube::Resource collection = Nodes().In(ns);
+  kube::ListWatchOptions selection;
+  if (!options.configmap.empty()) {
+    collection = kube::ConfigMaps().In(ns);
+    selection.field_selector = "metadata.name=" + options.configmap;
+  }
   auto source = std::make_unique<ApiNodeSource>(
-      kube::NewListerWatcher(*connection.client, Nodes().In(ns)), ns,
-      options.debounce, std::move(on_nodes));
+      kube::NewListerWatcher(*connection.client, collection, selection), ns,
+      options.debounce, std::move(on_nodes), kube::ReflectorOptions{},
+      options.configmap);
   runtime::Log(runtime::LogLevel::kInfo, "node source: Kubernetes API",
-               {{"namespace", ns}, {"config", connection.config_source}});
+               {{"namespace", ns},
+                {"configmap", options.configmap},
+                {"config", connection.config_source}});
   source->client_ = std::move(connection.client);
   return source;
 }
@@ -44,8 +54,9 @@ std::unique_ptr<ApiNodeSource> ApiNodeSource::Create(
 ApiNodeSource::ApiNodeSource(
     std::unique_ptr<kube::ListerWatcher> lister_watcher,
     std::string namespace_name, std::chrono::milliseconds debounce,
-    OnNodes on_nodes, kube::ReflectorOptions reflector)
+    OnNodes on_nodes, kube::ReflectorOptions reflector, std::string configmap)
     : namespace_(std::move(namespace_name)),
+      configmap_(std::move(configmap)),
       debounce_(debounce),
       on_nodes_(std::move(on_nodes)) {
   watch_ = std::make_unique<kube::ApiWatch>(
@@ -97,17 +108,43 @@ void ApiNodeSource::Run() {
   }
 }
 
+bool ApiNodeSource::NodeObjects(std::vector<json>* nodes) {
+  if (configmap_.empty()) {
+    for (const kube::ObjectPtr& object : watch_->informer().List()) {
+      json typed = *object;
+      typed["apiVersion"] = kApiVersion;
+      typed["kind"] = "Node";
+      nodes->push_back(std::move(typed));
+    }
+    return true;
+  }
+  const kube::ObjectPtr config_map =
+      watch_->informer().Get(namespace_, configmap_);
+  ProbeTargets targets = config_map
+                             ? ReadProbeTargets(*config_map)
+                             : ProbeTargets{{}, "the ConfigMap does not exist"};
+  if (!targets.error.empty()) {
+    runtime::Log(runtime::LogLevel::kError,
+                 "probe-targets ConfigMap unusable; probing the last node set",
+                 {{"configmap", namespace_ + "/" + configmap_},
+                  {"error", targets.error}});
+    return false;
+  }
+  *nodes = std::move(targets.nodes);
+  return true;
+}
+
 void ApiNodeSource::Gather() {
   ApiObjects observed;
   json specs = json::object();
-  for (const kube::ObjectPtr& object : watch_->informer().List()) {
-    json typed = *object;
-    typed["apiVersion"] = kApiVersion;
-    typed["kind"] = "Node";
+  if (!NodeObjects(&observed.nodes)) {
+    last_specs_.reset();  // the same set back is news again
+    return;
+  }
+  for (const json& node : observed.nodes) {
     // The cache indexes objects by metadata.name: it is there.
-    specs[typed["metadata"].value("name", std::string())] =
-        typed.value("spec", json());
-    observed.nodes.push_back(std::move(typed));
+    specs[node["metadata"].value("name", std::string())] =
+        node.value("spec", json());
   }
   if (last_specs_ && *last_specs_ == specs) return;
   last_specs_ = std::move(specs);

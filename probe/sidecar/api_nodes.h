@@ -1,13 +1,14 @@
 // --nodes-api: the Nodes to probe, read from the Kubernetes API instead of a
 // manifest directory. One informer lists and watches the gslb.ax.io Nodes of
-// a namespace (kube::ApiWatch: relist after 410, backoff, connection state);
-// once a burst of changes settles (the debounce) every object goes through
-// the manifest parser and checks, exactly as the operator gathers them
-// (GatherWorld, loader/), so a broken Node is left out and logged by name
-// while the others are probed. The World is handed on only when a Node's
-// spec changed (status writes are no news); while the API is unreachable
-// nothing is handed on and the last set keeps being probed. What to probe in
-// a World and the probing are the sidecar's.
+// a namespace (or, in a member cluster, the one probe-targets ConfigMap its
+// control plane writes: core's probe_targets.h) (kube::ApiWatch: relist after
+// 410, backoff, connection state); once a burst of changes settles (the
+// debounce) every object goes through the manifest parser and checks, exactly
+// as the operator gathers them (GatherWorld, loader/), so a broken Node is left
+// out and logged by name while the others are probed. The World is handed on
+// only when a Node's spec changed (status writes are no news); while the API is
+// unreachable nothing is handed on and the last set keeps being probed. What to
+// probe in a World and the probing are the sidecar's.
 #pragma once
 
 #include <prometheus/metric_family.h>
@@ -34,6 +35,7 @@ namespace ax::probe {
 struct ApiNodesOptions {
   std::string kubeconfig;      // "": kube::LoadConfig's lookup
   std::string namespace_name;  // "": the config's (the pod's) namespace
+  std::string configmap;       // "": Node objects; else this probe-targets map
   std::chrono::milliseconds debounce{200};
 };
 
@@ -49,10 +51,12 @@ class ApiNodeSource {
                                                OnNodes on_nodes,
                                                std::string* error);
   // Watches through `lister_watcher`, which lists the Nodes of
-  // `namespace_name` (tests pass one over a fake apiserver).
+  // `namespace_name`, or the probe-targets ConfigMap `configmap` (tests
+  // pass one over a fake apiserver).
   ApiNodeSource(std::unique_ptr<kube::ListerWatcher> lister_watcher,
                 std::string namespace_name, std::chrono::milliseconds debounce,
-                OnNodes on_nodes, kube::ReflectorOptions reflector = {});
+                OnNodes on_nodes, kube::ReflectorOptions reflector = {},
+                std::string configmap = {});
   ~ApiNodeSource();  // Stop()
   ApiNodeSource(const ApiNodeSource&) = delete;
   ApiNodeSource& operator=(const ApiNodeSource&) = delete;
@@ -72,8 +76,12 @@ class ApiNodeSource {
   void MarkDirty();  // informer thread
   void Run();        // the debounce thread
   void Gather();     // the debounce thread
+  // The Node objects listed, or those of the probe-targets ConfigMap;
+  // false (logged) when that ConfigMap is missing or unreadable.
+  bool NodeObjects(std::vector<nlohmann::json>* nodes);
 
   const std::string namespace_;
+  const std::string configmap_;
   const std::chrono::milliseconds debounce_;
   const OnNodes on_nodes_;
   std::unique_ptr<kube::Client> client_;  // outlives watch_ (Create)

@@ -69,6 +69,11 @@ const std::vector<Flag>& Flags() {
        "the manifest checks is logged and left out)",
        runtime::BoolFlag(&SidecarConfig::nodes_api),
        runtime::FlagArity::kSwitch},
+      {"nodes-configmap", "NAME", "",
+       "with --nodes-api, in a member cluster: read the Nodes from this "
+       "probe-targets ConfigMap (the control plane's operator writes it, "
+       "e.g. ax-route-table-nodes) instead of Node objects",
+       runtime::TextFlag(&SidecarConfig::nodes_configmap)},
       {"vantage", "NAME", "",
        "this prober's name in reports and metrics (default: the host name)",
        runtime::OneValue<SidecarConfig>(SetVantage)},
@@ -156,6 +161,12 @@ SidecarConfigResult ParseSidecarConfig(
                    "the Nodes of a directory or of the Kubernetes API"
                  : "what to probe: --manifests DIR (standalone) or "
                    "--nodes-api (the Node objects; see --help)";
+    return result;
+  }
+  if (!result.config.nodes_configmap.empty() && !result.config.nodes_api) {
+    result.error =
+        "--nodes-configmap reads the Nodes through the API: it "
+        "needs --nodes-api";
     return result;
   }
   result.ok = true;

@@ -22,6 +22,9 @@ struct SidecarConfig {
   // through the Kubernetes API. Exactly one of the two.
   std::string manifests_dir;
   bool nodes_api = false;
+  // With nodes_api: the Nodes of this probe-targets ConfigMap instead of
+  // Node objects (a member cluster, whose control plane writes it).
+  std::string nodes_configmap;
   std::string vantage;  // report identity; the host name by default
   // Where the vantage sits (--vantage-area/-isp/-label): the Regions of that
   // area and isp, or whose vantageSelector its labels match, are answered

@@ -69,6 +69,7 @@ bool ProbeSidecar::Start(std::string* error) {
     api_nodes_ = ApiNodeSource::Create(
         ApiNodesOptions{.kubeconfig = config_.kubeconfig,
                         .namespace_name = config_.namespace_name,
+                        .configmap = config_.nodes_configmap,
                         .debounce = config_.reload_debounce},
         [this](const GatheredWorld& nodes) {
           Probe(nodes.world, "api:" + api_nodes_->namespace_name());

@@ -29,6 +29,10 @@ inline constexpr char kSnapshotVersionAnnotation[] =
 inline constexpr char kContentHashAnnotation[] = "gslb.ax.io/content-hash";
 // The document's size before gzip; informational.
 inline constexpr char kSnapshotBytesAnnotation[] = "gslb.ax.io/snapshot-bytes";
+// Stamped on a member cluster's copy of the route table at each write and
+// heartbeat (RFC 3339): when the control plane last confirmed the copy is
+// current. A member cut off keeps serving; ax-dns reports this age.
+inline constexpr char kConfirmedAtAnnotation[] = "gslb.ax.io/confirmed-at";
 
 // Labels: every route-table ConfigMap is part of ax and names its table;
 // the role tells the one ax-dns reads ("current") from the kept versions

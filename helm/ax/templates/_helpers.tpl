@@ -18,6 +18,8 @@
 {{- end -}}
 {{- end -}}
 
+{{/* The operator runs here: enabled, and not a member cluster (whose control plane's operator publishes to it). */}}
+{{- define "ax.runsOperator" -}}{{ if and .Values.operator.enabled (ne .Values.multiCluster.role "member") }}true{{ end }}{{- end -}}
 {{- define "ax.operatorName" -}}{{ include "ax.fullname" . }}-operator{{- end -}}
 {{- define "ax.dnsName" -}}{{ include "ax.fullname" . }}-dns{{- end -}}
 {{- define "ax.geoSuggestName" -}}{{ include "ax.fullname" . }}-geo-suggest{{- end -}}

@@ -31,7 +31,15 @@ RBAC_TEMPLATES = {"ax-dns.yaml": "templates/rbac-dns.yaml",
                   "ax-console.yaml": "templates/rbac-console.yaml"}
 # Values a deploy/ rendering needs beyond the defaults (the geo-suggest CronJob is off
 # by default, and its RBAC with it).
-RENDER_ARGS = {"ax-geo-suggest.yaml": ["--set", "geoSuggest.enabled=true"]}
+RENDER_ARGS = {"ax-geo-suggest.yaml": ["--set", "geoSuggest.enabled=true"],
+               "ax-member.yaml": ["--set", "multiCluster.role=member"],
+               "ax-operator-members.yaml": [
+                   "--set", "multiCluster.memberSecretSelector=gslb.ax.io/member-cluster=true"]}
+# deploy/rbac/member/<file>: the multi-cluster RBAC (docs/multi-cluster.md), apart so
+# that the single-cluster suites' `kubectl apply -f deploy/rbac` does not apply it.
+MEMBER_RBAC_DIR = REPO / "deploy" / "rbac" / "member"
+MEMBER_RBAC_TEMPLATES = {"ax-member.yaml": "templates/rbac-member.yaml",
+                         "ax-operator-members.yaml": "templates/rbac-operator-members.yaml"}
 # deploy/admission/<file>: the same for the admission policies (apart from deploy/rbac/,
 # which the kube suites apply without them).
 ADMISSION_DIR = REPO / "deploy" / "admission"

@@ -24,8 +24,8 @@ import pytest
 import yaml
 
 from chart import (
-    ADMISSION_DIR, ADMISSION_TEMPLATES, CHART, GOLDEN, NAMESPACE, RBAC_DIR, RBAC_TEMPLATES,
-    RENDER_ARGS, REPO, VALUES, by_kind_name,
+    ADMISSION_DIR, ADMISSION_TEMPLATES, CHART, GOLDEN, MEMBER_RBAC_DIR, MEMBER_RBAC_TEMPLATES,
+    NAMESPACE, RBAC_DIR, RBAC_TEMPLATES, RENDER_ARGS, REPO, VALUES, by_kind_name,
     check_or_update, documents, helm, pod_specs, render, template, values_sets)
 from test_alert_rules import base_metric, expr_metric_names
 
@@ -34,7 +34,7 @@ SETS = values_sets()
 
 def test_values_sets_cover_the_options():
     assert {"default", "daemonset-nodeport", "monitoring", "dns-only",
-            "geo-suggest"} <= set(SETS)
+            "geo-suggest", "member", "control-plane-members"} <= set(SETS)
 
 
 @pytest.mark.parametrize("values_set", SETS)
@@ -51,7 +51,8 @@ def test_template_matches_golden(values_set):
     check_or_update(GOLDEN / f"{values_set}.yaml", render(values_set))
 
 
-DEPLOY_RENDERINGS = {RBAC_DIR: RBAC_TEMPLATES, ADMISSION_DIR: ADMISSION_TEMPLATES}
+DEPLOY_RENDERINGS = {RBAC_DIR: RBAC_TEMPLATES, ADMISSION_DIR: ADMISSION_TEMPLATES,
+                     MEMBER_RBAC_DIR: MEMBER_RBAC_TEMPLATES}
 
 
 @pytest.mark.parametrize("folder,file_name", sorted(

@@ -122,6 +122,41 @@ TEST_F(KubeconfigTest, JsonKubeconfigsWork) {
   EXPECT_EQ(config->server, "https://k:1");
 }
 
+TEST(KubeconfigTextTest, InlineCredentialsFromText) {
+  auto config = ParseKubeconfigText(kKubeconfig, "Secret ax-system/member-b");
+  ASSERT_TRUE(config.ok()) << config.error().ToString();
+  EXPECT_EQ(config->server, "https://127.0.0.1:6443");
+  EXPECT_EQ(config->client_key_pem, "KEY-PEM");
+  EXPECT_EQ(config->default_namespace, "ax-system");
+  EXPECT_EQ(config->source, "Secret ax-system/member-b (context admin)");
+}
+
+TEST(KubeconfigTextTest, FileReferencesAreRefusedByName) {
+  const std::string files =
+      "current-context: c\n"
+      "contexts: [{name: c, context: {cluster: k, user: u}}]\n"
+      "clusters: [{name: k, cluster: {server: 'https://k', "
+      "certificate-authority: ca.crt}}]\n"
+      "users: [{name: u, user: {token: t}}]\n";
+  auto ca = ParseKubeconfigText(files, "Secret ns/m");
+  ASSERT_FALSE(ca.ok());
+  EXPECT_THAT(ca.error().message,
+              HasSubstr("Secret ns/m: cluster \"k\": certificate-authority "
+                        "names a file"));
+  EXPECT_THAT(ca.error().message, HasSubstr("certificate-authority-data"));
+  std::string token_file = files;
+  token_file.replace(token_file.find(", certificate-authority: ca.crt"),
+                     std::string(", certificate-authority: ca.crt").size(), "");
+  token_file.replace(token_file.find("token: t"), 8, "tokenFile: /t");
+  auto token = ParseKubeconfigText(token_file, "Secret ns/m");
+  ASSERT_FALSE(token.ok());
+  EXPECT_THAT(token.error().message,
+              HasSubstr("user \"u\": tokenFile names a file"));
+  auto garbage = ParseKubeconfigText("[1, 2", "Secret ns/m");
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_THAT(garbage.error().message, HasSubstr("Secret ns/m: "));
+}
+
 struct BadCase {
   const char* name;
   std::string kubeconfig;

@@ -43,6 +43,11 @@ struct Config {
 Result<Config> LoadKubeconfig(const std::string& path,
                               std::string_view context = {});
 
+// A kubeconfig's text (a Secret's `kubeconfig` key), its current context.
+// `where` prefixes every error ("Secret ns/name key kubeconfig"). Everything
+// must be inline (*-data, token): a file reference is refused by name.
+Result<Config> ParseKubeconfigText(const std::string& text, std::string where);
+
 // The in-cluster config: KUBERNETES_SERVICE_HOST/PORT from the environment,
 // DIR/token (read now to fail early, then re-read by the client), DIR/ca.crt
 // and DIR/namespace (optional). `dir` is the service-account mount; tests

@@ -37,9 +37,15 @@ struct PlanOptions {
   double measurement_tolerance = 0.2;
 };
 
+// On a ProbeReport read from a member cluster (its value: the member's name):
+// its votes count like any other vantage's, but its status lives in the
+// member, so the plan writes none.
+inline constexpr char kMemberAnnotation[] = "gslb.ax.io/member";
+
 // The gslb.ax.io objects (ApiObjects: with generation and resourceVersion)
 // plus what only the plan reads.
 struct ObservedState : ApiObjects {
+  // This namespace's reports, then the member clusters' (kMemberAnnotation).
   std::vector<nlohmann::json> probe_reports;
   // The route-table ConfigMap ax-dns reads; absent before the first publish.
   std::optional<nlohmann::json> route_table;
