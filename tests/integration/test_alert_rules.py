@@ -225,7 +225,7 @@ def test_operator_metrics_only_in_the_operator_group():
 
 # --- the runbook ---------------------------------------------------------------------
 
-def test_operator_metrics_table_is_the_issue_6_14_and_18_list():
+def test_operator_metrics_table_is_the_issue_6_14_18_and_19_list():
     assert {n: (m["type"], set(m["labels"])) for n, m in OPERATOR_METRICS.items()} == {
         "ax_operator_leader": ("gauge", {"pod"}),
         "ax_operator_reconcile_duration_seconds": ("histogram", set()),
@@ -250,6 +250,13 @@ def test_operator_metrics_table_is_the_issue_6_14_and_18_list():
         "ax_operator_vantage_group_node_down": ("gauge", {"group", "node", "global"}),
         "ax_operator_probe_reports_future": ("gauge", set()),
         "ax_operator_status_backlog": ("gauge", set()),
+        # issue 19: member clusters
+        "ax_operator_member_up": ("gauge", {"member"}),
+        "ax_operator_member_blocked": ("gauge", {"member"}),
+        "ax_operator_member_route_table_version": ("gauge", {"member"}),
+        "ax_operator_member_confirmed_timestamp_seconds": ("gauge", {"member"}),
+        "ax_operator_member_probe_reports": ("gauge", {"member"}),
+        "ax_operator_member_sync_failures_total": ("counter", {"member"}),
     }
 
 
