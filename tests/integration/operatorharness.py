@@ -11,6 +11,7 @@ import datetime
 import gzip
 import json
 import os
+import re
 import signal
 import subprocess
 import urllib.error
@@ -186,3 +187,15 @@ def put_status(kube, path: str, obj: dict) -> dict:
 
 def gslb_path(plural: str, name: str) -> str:
     return f"/apis/gslb.ax.io/v1alpha1/namespaces/{NS}/{plural}/{name}"
+
+
+def runbook_metrics() -> dict[str, tuple[str, set[str]]]:
+    """The runbook's operator table: metric -> (type, label names)."""
+    out = {}
+    for line in (REPO / "docs" / "runbook.md").read_text().splitlines():
+        m = re.match(r"\| `(ax_operator_\w+)` \| (\w+) \|([^|]*)\|", line)
+        if m:
+            names = re.sub(r"\(.*?\)", "", m.group(3))  # drop the listed values
+            labels = {x.strip() for x in names.split(",") if x.strip()}
+            out[m.group(1)] = (m.group(2), labels)
+    return out

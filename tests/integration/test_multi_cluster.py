@@ -34,7 +34,8 @@ import pytest
 from axharness import REPO, AxDns, addresses, ask, make_query, running
 from demobackends import probed_quickstart
 from kubecp import KubeControlPlane
-from operatorharness import AxOperator, merge_patch, gslb_path, token_kubeconfig
+from operatorharness import (
+    AxOperator, gslb_path, merge_patch, runbook_metrics, token_kubeconfig)
 from probeharness import AxProbe
 from waiting import wait_for
 
@@ -202,6 +203,11 @@ def test_both_clusters_serve_the_same_version(world):
     op = world.operator
     assert wait_for("member-b up", lambda: op.metric("ax_operator_member_up",
                                                      member="member-b") == 1, 10)
+    # Every member series of the runbook's table, by member.
+    documented = [name for name in runbook_metrics() if name.startswith("ax_operator_member_")]
+    assert len(documented) == 6
+    for name in documented:
+        assert op.metric(name, member="member-b") is not None, name
     assert op.metric("ax_operator_member_route_table_version",
                      member="member-b") == version
 

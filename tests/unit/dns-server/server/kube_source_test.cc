@@ -2,7 +2,8 @@
 // loads, watch events swap versions, unchanged inputs are not reloaded, a
 // corrupt ConfigMap is refused with the codec's error while the last good
 // snapshot serves, and the connection state follows an outage (lost on the
-// failed watch, restored by the probe list) and a 410 (relist, no loss).
+// failed watch, restored by the probe list) and a 410 (relist, no loss). A
+// member's confirmation stamp is read without reloading.
 // The real apiserver is the kube integration suite's.
 #include "server/kube_source.h"
 
@@ -164,6 +165,30 @@ TEST(KubeSourceTest, LoadsFirstListThenEveryNewVersion) {
   ASSERT_TRUE(WaitFor([&] { return Served(f.store) == 3; }));
   EXPECT_EQ(f.store.Status().loads, 3u);
   EXPECT_EQ(f.store.Status().errors, 0u);
+}
+
+TEST(KubeSourceTest, AConfirmationIsReadWithoutAReload) {
+  Fixture f(ConfigMap(1));
+  ASSERT_TRUE(WaitFor([&] { return Served(f.store) == 1; }));
+  // The control plane's own cluster: no confirmation.
+  EXPECT_EQ(f.source->confirmed_at_ms(), 0);
+  // A member's copy: the operator stamps it at every heartbeat, nothing else
+  // changes.
+  for (const char* at : {"2026-12-04T18:00:00Z", "2026-12-04T18:00:30.500Z"}) {
+    json stamped = ConfigMap(1);
+    stamped["metadata"]["annotations"][kConfirmedAtAnnotation] = at;
+    f.fake->Modify(stamped);
+  }
+  ASSERT_TRUE(
+      WaitFor([&] { return f.source->confirmed_at_ms() == 1796407230500; }));
+  EXPECT_EQ(f.store.Status().loads, 1u);
+  // A broken stamp leaves the last good confirmation.
+  json broken = ConfigMap(1);
+  broken["metadata"]["annotations"][kConfirmedAtAnnotation] = "yesterday";
+  f.fake->Modify(broken);
+  f.fake->Modify(ConfigMap(2, 1));
+  ASSERT_TRUE(WaitFor([&] { return Served(f.store) == 2; }));
+  EXPECT_EQ(f.source->confirmed_at_ms(), 1796407230500);
 }
 
 TEST(KubeSourceTest, CorruptConfigMapKeepsTheLastGoodSnapshot) {

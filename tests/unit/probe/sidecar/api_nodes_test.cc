@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "../../kube/fake_apiserver.h"
+#include "ax/probe_targets.h"
 #include "engine/world_targets.h"
 #include "wait_for.h"
 
@@ -27,6 +28,7 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 constexpr char kNodesPath[] = "/apis/gslb.ax.io/v1alpha1/namespaces/ax/nodes";
+constexpr char kConfigMapsPath[] = "/api/v1/namespaces/ax/configmaps";
 
 json NodeObject(const std::string& name, int port) {
   return {{"apiVersion", "gslb.ax.io/v1alpha1"},
@@ -46,9 +48,12 @@ json NodeObject(const std::string& name, int port) {
 // While down, every request gets 503 and open watches end.
 class NodesApi {
  public:
+  // `path`: the collection (the Nodes, or the ConfigMaps of a member).
+  explicit NodesApi(std::string path = kNodesPath) : path_(std::move(path)) {}
+
   void Serve(httplib::Server& server) {
-    server.Get(kNodesPath, [this](const httplib::Request& req,
-                                  httplib::Response& res) {
+    server.Get(path_, [this](const httplib::Request& req,
+                             httplib::Response& res) {
       std::lock_guard lock(mu_);
       if (down_) {
         res.status = 503;
@@ -107,6 +112,7 @@ class NodesApi {
   }
 
  private:
+  const std::string path_;
   std::mutex mu_;
   std::condition_variable changed_;
   std::map<std::string, json> objects_;
@@ -152,18 +158,23 @@ bool Eventually(const std::function<bool()>& done) {
 }
 
 struct Fixture {
-  Fixture() {
+  // `configmap` not empty: the member's probe-targets ConfigMap of that name.
+  explicit Fixture(std::string configmap = {})
+      : api(configmap.empty() ? kNodesPath : kConfigMapsPath) {
     api.Serve(fake.server());
     fake.Start();
     client = fake.NewClient();
     kube::ReflectorOptions reflector;
     reflector.backoff = {.initial = 10ms, .max = 50ms};
     reflector.random = kube::SeededRandom(1);
+    const kube::Resource collection =
+        configmap.empty()
+            ? kube::Resource{"gslb.ax.io", "v1alpha1", "nodes", "ax"}
+            : kube::ConfigMaps().In("ax");
     source = std::make_unique<ApiNodeSource>(
-        kube::NewListerWatcher(*client,
-                               {"gslb.ax.io", "v1alpha1", "nodes", "ax"}),
-        "ax", 20ms, [this](const GatheredWorld& g) { received.Take(g); },
-        std::move(reflector));
+        kube::NewListerWatcher(*client, collection), "ax", 20ms,
+        [this](const GatheredWorld& g) { received.Take(g); },
+        std::move(reflector), configmap);
   }
   ~Fixture() { source->Stop(); }
 
@@ -259,6 +270,41 @@ TEST(ApiNodeSourceTest, WithTheApiDownTheLastSetStays) {
     return f.received.last() == Probed{{"a", 80}, {"b", 81}};
   }));
   EXPECT_EQ(f.Metric("ax_probe_nodes_source_connected"), 1);
+}
+
+}  // namespace
+}  // namespace ax::probe
+
+namespace ax::probe {
+namespace {
+
+json ProbeTargetsMap(const std::vector<json>& nodes) {
+  json cm = MakeProbeTargetsConfigMap(nodes, "rt");
+  cm["metadata"]["namespace"] = "ax";
+  return cm;
+}
+
+TEST(ApiNodeSourceTest, AMembersNodesComeFromTheProbeTargetsConfigMap) {
+  Fixture f("rt-nodes");
+  f.api.Put(ProbeTargetsMap({NodeObject("a", 80), NodeObject("b", 81)}));
+  f.source->Start();
+  ASSERT_TRUE(Eventually([&] {
+    return f.received.last() == Probed{{"a", 80}, {"b", 81}};
+  }));
+  f.api.Put(ProbeTargetsMap({NodeObject("a", 8080)}));
+  ASSERT_TRUE(Eventually([&] {
+    return f.received.last() == Probed{{"a", 8080}};
+  }));
+  // An unreadable map keeps the last set probed; a good one is taken again.
+  const size_t before = f.received.count();
+  json broken = ProbeTargetsMap({});
+  broken["data"][kProbeTargetsKey] = "[not a list";
+  f.api.Put(broken);
+  f.api.Put(ProbeTargetsMap({NodeObject("c", 82)}));
+  ASSERT_TRUE(Eventually([&] {
+    return f.received.last() == Probed{{"c", 82}};
+  }));
+  EXPECT_EQ(f.received.count(), before + 1);
 }
 
 }  // namespace
