@@ -152,6 +152,9 @@ struct DomainContext {
   const Domain& domain;
   std::vector<bool>
       selected;  // by node index: the domain's nodeSelector matches
+  // By node index: an anycast PoP of the domain (its anycast.nodeSelector
+  // matches). PoPs never serve on the unicast chain.
+  std::vector<bool> anycast;
   std::vector<const Rule*>
       rules;  // active (unexpired) rules of this domain, by name
   uint32_t canary = kNoIndex;  // index into snap.canaries
@@ -270,7 +273,40 @@ class RoutePlanner {
   }
 
   bool Usable(uint32_t n) const {
-    return d_.selected[n] && Eligible(facts_[n], d_.domain.answer_unknown);
+    return d_.selected[n] && !d_.anycast[n] &&
+           Eligible(facts_[n], d_.domain.answer_unknown);
+  }
+
+  // Default policy: anycast answers every client but those of the unicast
+  // regions (and their fallbacks run the unicast chain).
+  bool AnycastFirst() const {
+    const DomainAnycast& a = d_.domain.anycast;
+    if (!a.enabled() || a.policy != AnycastPolicy::kDefault) return false;
+    return !region_ ||
+           std::find(a.unicast_regions.begin(), a.unicast_regions.end(),
+                     region_->meta.name) == a.unicast_regions.end();
+  }
+
+  // The usable PoPs, one per address set: PoPs announcing the same addresses
+  // are one answer (validate.cc makes PoPs share all addresses or none), so
+  // a PoP down leaves its addresses in while another announcing them serves.
+  bool CollectAnycast(RouteSource source, Route& route,
+                      std::vector<Member>& members) const {
+    for (uint32_t n = 0; n < b_.snap.nodes.size(); ++n) {
+      if (!d_.anycast[n] || !Eligible(facts_[n], d_.domain.answer_unknown) ||
+          Excluded(n, route)) {
+        continue;
+      }
+      const auto& addresses = b_.snap.nodes[n].addresses;
+      if (std::none_of(members.begin(), members.end(), [&](const Member& m) {
+            return b_.snap.nodes[m.node].addresses == addresses;
+          })) {
+        members.push_back({n, 0});
+      }
+    }
+    if (members.empty()) return false;
+    route.source = source;
+    return true;
   }
 
   bool Excluded(uint32_t n, Route& route) const {
@@ -345,9 +381,10 @@ class RoutePlanner {
     return true;
   }
 
-  // The fallback chain: pins, region, fallbackRegions, healthy nodes of the
-  // region's ISP, all healthy, domain fallback, fail-open. The first step
-  // with a usable node wins.
+  // The fallback chain: pins, anycast (policy Default, outside the unicast
+  // regions), region, fallbackRegions, healthy nodes of the region's ISP, all
+  // healthy, anycast (policy Fallback), domain fallback, fail-open. The first
+  // step with a usable node wins.
   Route Collect(bool skip_canary) const {
     Route route;
     std::vector<Member> members;
@@ -360,6 +397,10 @@ class RoutePlanner {
       members.push_back({n, members.size()});
     }
     if (!members.empty()) return Finish(std::move(route), members);
+    if (AnycastFirst() &&
+        CollectAnycast(RouteSource::kAnycast, route, members)) {
+      return Finish(std::move(route), members);
+    }
 
     if (region_) {
       AddMembers(region_->nodes, skip_canary, route, members);
@@ -373,6 +414,11 @@ class RoutePlanner {
         m.position = 0;  // no declared order among these nodes
       return Finish(std::move(route), members);
     }
+    if (d_.domain.anycast.policy == AnycastPolicy::kFallback &&
+        d_.domain.anycast.enabled() &&
+        CollectAnycast(RouteSource::kAnycastFallback, route, members)) {
+      return Finish(std::move(route), members);
+    }
     if (!d_.domain.fallback.empty()) {
       route.source = RouteSource::kDomainFallback;
       return route;
@@ -382,7 +428,7 @@ class RoutePlanner {
     // nodes stay out.
     route.source = RouteSource::kFailOpen;
     for (uint32_t n = 0; n < b_.snap.nodes.size(); ++n) {
-      if (d_.selected[n] &&
+      if (d_.selected[n] && !d_.anycast[n] &&
           b_.snap.nodes[n].admin_state != AdminState::kDisabled) {
         members.push_back({n, 0});
       }
@@ -492,9 +538,13 @@ DomainContext MakeDomainContext(const Domain& domain, const World& world,
                                 const std::vector<const Canary*>& canaries) {
   DomainContext d{domain};
   d.selected.resize(snap.nodes.size());
+  d.anycast.resize(snap.nodes.size());
   for (const Node& node : world.nodes) {
-    d.selected[b.node_index.at(node.meta.name)] =
-        MatchesLabels(domain.node_selector, node.meta.labels);
+    const uint32_t n = b.node_index.at(node.meta.name);
+    d.selected[n] = MatchesLabels(domain.node_selector, node.meta.labels);
+    d.anycast[n] =
+        domain.anycast.enabled() &&
+        MatchesLabels(domain.anycast.node_selector, node.meta.labels);
   }
   for (const Rule* rule : SortedByName(world.rules)) {
     if (rule->domain == domain.meta.name && !rule->ExpiredAt(b.opts.now_ms))

@@ -34,6 +34,10 @@ constexpr NameTable<RuleAction, 3> kRuleActions{{
     {RuleAction::kExclude, "Exclude"},
     {RuleAction::kWeight, "Weight"},
 }};
+constexpr NameTable<AnycastPolicy, 2> kAnycastPolicies{{
+    {AnycastPolicy::kDefault, "Default"},
+    {AnycastPolicy::kFallback, "Fallback"},
+}};
 
 }  // namespace
 
@@ -52,6 +56,12 @@ std::optional<ProbeProtocol> ParseProbeProtocol(std::string_view n) {
 const char* RuleActionName(RuleAction a) { return NameOf(kRuleActions, a); }
 std::optional<RuleAction> ParseRuleAction(std::string_view n) {
   return ValueOf(kRuleActions, n);
+}
+const char* AnycastPolicyName(AnycastPolicy p) {
+  return NameOf(kAnycastPolicies, p);
+}
+std::optional<AnycastPolicy> ParseAnycastPolicy(std::string_view n) {
+  return ValueOf(kAnycastPolicies, n);
 }
 
 }  // namespace ax

@@ -62,6 +62,15 @@ void ParseBody(Fields& top, Domain& d) {
   }
   spec.Read("grpcServiceConfig", d.grpc_service_config, &DecodeJsonObjectText);
   spec.Read("srv", d.srv, &DecodeSrvService);
+  {
+    Fields anycast = spec.Sub("anycast");
+    anycast.Sub("nodeSelector").Read("matchLabels", d.anycast.node_selector);
+    anycast.Read(
+        "policy", d.anycast.policy,
+        &DecodeEnum<AnycastPolicy, ParseAnycastPolicy, AnycastPolicyName>);
+    anycast.Read("unicastRegions", d.anycast.unicast_regions,
+                 &DecodeFormat<&ReadObjectName>);
+  }
 }
 
 // One metav1.LabelSelectorRequirement: In and NotIn list values, Exists and

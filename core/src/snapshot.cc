@@ -11,11 +11,13 @@
 namespace ax {
 namespace {
 
-constexpr NameTable<RouteSource, 6> kRouteSources{{
+constexpr NameTable<RouteSource, 8> kRouteSources{{
     {RouteSource::kRegion, "Region"},
+    {RouteSource::kAnycast, "Anycast"},
     {RouteSource::kFallbackRegion, "FallbackRegion"},
     {RouteSource::kIspHealthy, "IspHealthy"},
     {RouteSource::kAllHealthy, "AllHealthy"},
+    {RouteSource::kAnycastFallback, "AnycastFallback"},
     {RouteSource::kDomainFallback, "DomainFallback"},
     {RouteSource::kFailOpen, "FailOpen"},
 }};

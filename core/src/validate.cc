@@ -167,6 +167,67 @@ class Checker {
             d.node_selector.empty() ? "spec" : "spec.nodeSelector.matchLabels",
             "selects no Node");
     }
+    CheckAnycast(d);
+  }
+
+  // The PoPs must exist, and PoPs that share an address must share all: an
+  // answer lists each address once (RFC 2181 §5: an RRset has no duplicate
+  // records), which the build makes by keeping one PoP per address set.
+  void CheckAnycast(const Domain& d) {
+    const DomainAnycast& a = d.anycast;
+    if (!a.enabled()) {
+      if (a.policy != AnycastPolicy::kDefault || !a.unicast_regions.empty()) {
+        Error(d, "spec.anycast.nodeSelector.matchLabels",
+              "is required: it selects the anycast PoPs");
+      }
+      return;
+    }
+    for (size_t i = 0; i < a.unicast_regions.size(); ++i) {
+      CheckRef(d, Indexed("spec.anycast.unicastRegions", i),
+               a.unicast_regions[i], regions_, "Region");
+    }
+    if (a.policy == AnycastPolicy::kFallback && !a.unicast_regions.empty()) {
+      Error(d, "spec.anycast.unicastRegions",
+            "applies to policy Default only: with Fallback every Region is "
+            "answered unicast first");
+    }
+    std::vector<const Node*> pops;
+    for (const Node& n : world_.nodes) {
+      if (MatchesLabels(a.node_selector, n.meta.labels)) pops.push_back(&n);
+    }
+    if (pops.empty()) {
+      Error(d, "spec.anycast.nodeSelector.matchLabels", "selects no Node");
+    }
+    for (size_t i = 0; i < pops.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (SharesSome(pops[i]->addresses, pops[j]->addresses) &&
+            !SameSet(pops[i]->addresses, pops[j]->addresses)) {
+          Error(d, "spec.anycast.nodeSelector.matchLabels",
+                "PoPs Node/" + pops[j]->meta.name + " and Node/" +
+                    pops[i]->meta.name +
+                    " share an address but not all: PoPs announcing one "
+                    "address must list the same addresses");
+        }
+      }
+    }
+  }
+
+  static bool Has(const std::vector<IpAddress>& set, const IpAddress& x) {
+    return std::find(set.begin(), set.end(), x) != set.end();
+  }
+  static bool SharesSome(const std::vector<IpAddress>& a,
+                         const std::vector<IpAddress>& b) {
+    return std::any_of(a.begin(), a.end(),
+                       [&](const IpAddress& x) { return Has(b, x); });
+  }
+  static bool Within(const std::vector<IpAddress>& a,
+                     const std::vector<IpAddress>& b) {
+    return std::all_of(a.begin(), a.end(),
+                       [&](const IpAddress& x) { return Has(b, x); });
+  }
+  static bool SameSet(const std::vector<IpAddress>& a,
+                      const std::vector<IpAddress>& b) {
+    return Within(a, b) && Within(b, a);
   }
 
   // Two Domains answering for one name would make the answer depend on load

@@ -183,7 +183,9 @@ class Metrics::DataPlane : public prometheus::Collectable {
       runtime::AddSample(
           answers, static_cast<double>(n),
           {{"domain", domain}, {"region", region}, {"source", source}});
-      if (source != RouteSourceName(RouteSource::kRegion)) {
+      // Anycast is the Default policy's own answer, not a fallback.
+      if (source != RouteSourceName(RouteSource::kRegion) &&
+          source != RouteSourceName(RouteSource::kAnycast)) {
         by_source[{domain, source}] += n;
       }
     }

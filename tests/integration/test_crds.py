@@ -180,6 +180,7 @@ DEFAULTS = [  # (kind, field, C++ struct, member, how the CRD spells the value)
     ("Domain", "spec.ttl.steady", "TtlPolicy", "steady", None),
     ("Domain", "spec.ttl.failover", "TtlPolicy", "failover", None),
     ("Domain", "spec.ttl.canary", "TtlPolicy", "canary", None),
+    ("Domain", "spec.anycast.policy", "DomainAnycast", "policy", None),
     ("Node", "spec.weight", "Node", "weight", None),
     ("Node", "spec.adminState", "Node", "admin_state", None),
     ("Node", "spec.healthCheck.protocol", "HealthCheck", "protocol", None),

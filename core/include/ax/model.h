@@ -73,6 +73,26 @@ struct SrvService {
   bool operator==(const SrvService&) const = default;
 };
 
+// Anycast PoPs beside the unicast nodes: Nodes whose addresses are anycast
+// addresses (announced from several places, BGP picking the nearest), their
+// healthCheck probing each PoP's own unicast address.
+enum class AnycastPolicy : uint8_t {
+  kDefault,   // "Default": anycast for every client but unicastRegions'
+  kFallback,  // "Fallback": unicast; anycast after the last healthy unicast
+              // node, instead of the domain's fallback
+};
+
+struct DomainAnycast {
+  // matchLabels on Node labels: the PoPs. Empty: the domain has no anycast.
+  std::map<std::string, std::string> node_selector;
+  AnycastPolicy policy = AnycastPolicy::kDefault;
+  // Default policy: the Regions answered unicast (the chain of their own
+  // nodes), e.g. video and large files per carrier.
+  std::vector<std::string> unicast_regions;
+  bool enabled() const { return !node_selector.empty(); }
+  bool operator==(const DomainAnycast&) const = default;
+};
+
 struct Domain {
   ObjectMeta meta;
   std::string fqdn;  // lower case, no trailing dot
@@ -94,6 +114,7 @@ struct Domain {
   std::string
       grpc_service_config;  // JSON text, served as TXT _grpc_config.<fqdn>
   std::vector<SrvService> srv;
+  DomainAnycast anycast;
 };
 
 struct RegionMatch {
@@ -323,5 +344,7 @@ const char* ProbeProtocolName(ProbeProtocol p);
 std::optional<ProbeProtocol> ParseProbeProtocol(std::string_view name);
 const char* RuleActionName(RuleAction a);
 std::optional<RuleAction> ParseRuleAction(std::string_view name);
+const char* AnycastPolicyName(AnycastPolicy p);
+std::optional<AnycastPolicy> ParseAnycastPolicy(std::string_view name);
 
 }  // namespace ax

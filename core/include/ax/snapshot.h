@@ -21,9 +21,10 @@ namespace ax {
 // (issue 14). 3: ISP sets, which region matches name (issue 16). 4: region
 // cities. 5: geo overrides. 6: slow start (when nodes turned Up, each
 // domain's window, candidates' ramps), spill-over routes, the same-ISP last
-// resort (issue 18). 7: each domain's SRV services (issue 19). A reader
-// takes only its own version.
-inline constexpr int kSnapshotFormatVersion = 7;
+// resort (issue 18). 7: each domain's SRV services (issue 19). 8: the anycast
+// route sources, Anycast and AnycastFallback (issue 19). A reader takes only
+// its own version.
+inline constexpr int kSnapshotFormatVersion = 8;
 inline constexpr uint32_t kNoIndex = UINT32_MAX;
 
 struct SnapshotNode {
@@ -124,12 +125,16 @@ struct Candidate {
 
 // Which step of the fallback chain produced a route's candidates.
 enum class RouteSource : uint8_t {
-  kRegion,          // the client's own region
-  kFallbackRegion,  // one of its fallbackRegions (named in `via`)
-  kIspHealthy,      // every healthy node of the region's ISP (the last resort,
-                    // the client's own carrier first)
-  kAllHealthy,      // every healthy node the domain selects
-  kDomainFallback,  // the domain's CNAME / fixed addresses
+  kRegion,           // the client's own region
+  kAnycast,          // the domain's anycast PoPs, its answer outside the
+                     // unicast regions (policy Default)
+  kFallbackRegion,   // one of its fallbackRegions (named in `via`)
+  kIspHealthy,       // every healthy node of the region's ISP (the last resort,
+                     // the client's own carrier first)
+  kAllHealthy,       // every healthy node the domain selects
+  kAnycastFallback,  // the anycast PoPs once no unicast node serves
+                     // (policy Fallback)
+  kDomainFallback,   // the domain's CNAME / fixed addresses
   kFailOpen,  // nothing healthy and no domain fallback: not-disabled nodes,
               // unverified
 };

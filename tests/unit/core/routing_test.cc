@@ -1,7 +1,10 @@
 // Route planning as the product promises it: hysteresis, manual rules over
-// canaries over automatic choice, stable canary cohorts, the fallback chain and
-// the TTL per scenario.
+// canaries over automatic choice, stable canary cohorts, the fallback chain,
+// anycast PoPs beside unicast nodes and the TTL per scenario.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <utility>
 
 #include "test_world.h"
 
@@ -235,6 +238,98 @@ TEST(FallbackTest, UnclassifiedClientsGetAllHealthyNodes) {
   Answer a = Decide(s, s.domains[0], kNoIndex, {}, IpFamily::kV4, kT0, rng);
   EXPECT_EQ(a.source, RouteSource::kAllHealthy);
   EXPECT_EQ(a.count, 2u);
+}
+
+// The chain world plus three anycast PoPs: pop-a and pop-b announce one
+// address, pop-c another; the domain answers them (policy Default) outside
+// the unicast region "home".
+TestWorld AnycastWorld(AnycastPolicy policy) {
+  TestWorld t = ChainWorld();
+  for (auto [name, address] : {std::pair{"pop-a", "203.0.113.1"},
+                               {"pop-b", "203.0.113.1"},
+                               {"pop-c", "203.0.113.2"}}) {
+    t.AddNode(name, address).meta.labels = {{"pop", "anycast"}};
+  }
+  Domain& d = t.world.domains[0];
+  d.node_selector = {};
+  d.anycast.node_selector = {{"pop", "anycast"}};
+  d.anycast.policy = policy;
+  if (policy == AnycastPolicy::kDefault) d.anycast.unicast_regions = {"home"};
+  d.max_answers = 4;
+  return t;
+}
+
+std::vector<std::string> Addresses(const Snapshot& s, const Answer& a) {
+  std::vector<std::string> out;
+  for (uint32_t i = 0; i < a.count; ++i) {
+    for (const IpAddress& ip : s.nodes[a.nodes[i]].addresses) {
+      out.push_back(FormatIp(ip));
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(AnycastTest, DefaultPolicyAnswersPopsOutsideTheUnicastRegions) {
+  TestWorld t = AnycastWorld(AnycastPolicy::kDefault);
+  const Snapshot s = t.Build();
+  // A unicast region keeps its chain, and never gets a PoP.
+  const Answer home = Ask(s, "home");
+  EXPECT_EQ(home.source, RouteSource::kRegion);
+  EXPECT_EQ(Names(s, home), (std::vector<std::string>{"local"}));
+  // Everyone else: the PoPs, one per address set.
+  for (const char* region : {"nearby", "away"}) {
+    const Answer a = Ask(s, region);
+    EXPECT_EQ(a.source, RouteSource::kAnycast) << region;
+    EXPECT_EQ(Addresses(s, a),
+              (std::vector<std::string>{"203.0.113.1", "203.0.113.2"}))
+        << region;
+  }
+  Rng rng(1);
+  const Answer unclassified =
+      Decide(s, s.domains[0], kNoIndex, {}, IpFamily::kV4, kT0, rng);
+  EXPECT_EQ(unclassified.source, RouteSource::kAnycast);
+}
+
+TEST(AnycastTest, APopDownLeavesItsAddressWhileAnotherAnnouncesIt) {
+  TestWorld t = AnycastWorld(AnycastPolicy::kDefault);
+  t.status["pop-a"].health = Health::kDown;
+  Snapshot s = t.Build();
+  Answer a = Ask(s, "away");
+  EXPECT_EQ(Names(s, a), (std::vector<std::string>{"pop-b", "pop-c"}));
+  EXPECT_EQ(Addresses(s, a),
+            (std::vector<std::string>{"203.0.113.1", "203.0.113.2"}));
+  // pop-c alone announces .2: down, its address leaves the answer.
+  t.status["pop-c"].health = Health::kDown;
+  s = t.Build();
+  EXPECT_EQ(Addresses(s, Ask(s, "away")),
+            (std::vector<std::string>{"203.0.113.1"}));
+  // Every PoP down: the unicast chain answers.
+  t.status["pop-b"].health = Health::kDown;
+  s = t.Build();
+  a = Ask(s, "away");
+  EXPECT_EQ(a.source, RouteSource::kRegion);
+  EXPECT_EQ(Names(s, a), (std::vector<std::string>{"far"}));
+}
+
+TEST(AnycastTest, FallbackPolicyAnswersPopsInsteadOfTheDomainFallback) {
+  TestWorld t = AnycastWorld(AnycastPolicy::kFallback);
+  Snapshot s = t.Build();
+  EXPECT_EQ(Ask(s, "away").source, RouteSource::kRegion);
+  for (const char* n : {"local", "near", "far"}) {
+    t.status[n].health = Health::kDown;
+  }
+  s = t.Build();
+  const Answer a = Ask(s, "home");
+  EXPECT_EQ(a.source, RouteSource::kAnycastFallback);
+  EXPECT_EQ(Addresses(s, a),
+            (std::vector<std::string>{"203.0.113.1", "203.0.113.2"}));
+  // No PoP either: the CNAME.
+  for (const char* n : {"pop-a", "pop-b", "pop-c"}) {
+    t.status[n].health = Health::kDown;
+  }
+  s = t.Build();
+  EXPECT_EQ(Ask(s, "home").source, RouteSource::kDomainFallback);
 }
 
 TEST(TtlTest, PerScenario) {
