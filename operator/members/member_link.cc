@@ -145,15 +145,20 @@ void MemberLink::Run() {
     }
     const MemberCopies copies = copies_;
     lock.unlock();
-    const bool ok = Sync(*copies);
+    const bool ok = Sync(copies);
     lock.lock();
     next = Clock::now() + (ok ? options_.sync : backoff_.Next());
     if (ok) backoff_.Reset();
   }
 }
 
-bool MemberLink::Sync(const std::vector<json>& copies) {
-  for (const json& copy : copies) {
+bool MemberLink::Sync(const MemberCopies& copies) {
+  for (const json& copy : *copies) {
+    {
+      // Lost the lead (or newer copies came) meanwhile: write nothing more.
+      std::lock_guard lock(mu_);
+      if (copies_ != copies) return true;
+    }
     const std::string name = NameOf(copy);
     const bool route_table = IsRouteTableCopy(copy);
     const auto it = written_.find(name);
@@ -202,6 +207,10 @@ kube::Result<void> MemberLink::Hold(const json& copy) {
     if (!current.error().IsNotFound()) return current.error();
     auto created = client_->Create(config_maps, body, call);
     if (!created) return created.error();
+    return {};
+  }
+  if (route_table && VersionOf(*current) > VersionOf(copy)) {
+    // A newer leader wrote a later version: versions only go up.
     return {};
   }
   if (HoldsCopy(*current, copy)) {

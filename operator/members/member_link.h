@@ -91,7 +91,8 @@ class MemberLink {
  private:
   void Run();
   // One sync; false on failure (status and logs updated).
-  bool Sync(const std::vector<nlohmann::json>& copies);
+  // Stops early, as a success, once `copies` is no longer what is offered.
+  bool Sync(const MemberCopies& copies);
   kube::Result<void> Hold(const nlohmann::json& copy);
   kube::Result<void> ListReports();
   void Failed(const kube::Error& error);
