@@ -8,7 +8,6 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 
 #include "ax/runtime/clock.h"
 #include "ax/runtime/log.h"
@@ -45,7 +44,6 @@ struct UdpServer::Worker {
         in_bufs(batch * kMaxQuery),
         out_bufs(batch * kMaxAnswer),
         names(batch),
-        controls(batch * kControlSize),
         in_iov(batch),
         out_iov(batch),
         in_msgs(batch),
@@ -55,23 +53,19 @@ struct UdpServer::Worker {
     }
   }
 
-  static constexpr size_t kControlSize = CMSG_SPACE(sizeof(uint32_t));
-
   runtime::Fd socket;
-  uint32_t overflow_seen = 0;  // the socket's last SO_RXQ_OVFL value
   Responder responder;
   QueryObserver* observer;
   size_t batch;
   std::vector<uint8_t> in_bufs;
   std::vector<uint8_t> out_bufs;
   std::vector<sockaddr_storage> names;
-  std::vector<uint8_t> controls;
   std::vector<iovec> in_iov;
   std::vector<iovec> out_iov;
   std::vector<mmsghdr> in_msgs;
   std::vector<mmsghdr> out_msgs;
   std::thread thread;
-  alignas(64) Counter received, sent, dropped, send_errors, kernel_drops;
+  alignas(64) Counter received, sent, dropped, send_errors;
 };
 
 UdpServer::UdpServer(UdpOptions options, QueryContext context)
@@ -93,8 +87,6 @@ bool UdpServer::Start(std::string* error) {
       if (!fd.valid() || !MakeReceivesBlock(fd.get(), error)) return false;
       // The first bind resolves port 0; the other workers join that port.
       if (at.port == 0) at = runtime::LocalEndpoint(fd.get());
-      const int one = 1;
-      ::setsockopt(fd.get(), SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
       // SO_RCVBUFFORCE passes rmem_max when we may; else the capped request.
       if (::setsockopt(fd.get(), SOL_SOCKET, SO_RCVBUFFORCE, &options_.rcvbuf,
                        sizeof(int)) != 0) {
@@ -143,7 +135,7 @@ UdpStats UdpServer::stats() const {
     s.sent += w->sent.Get();
     s.dropped += w->dropped.Get();
     s.send_errors += w->send_errors.Get();
-    s.kernel_drops += w->kernel_drops.Get();
+    s.kernel_drops += runtime::SocketDrops(w->socket.get());
   }
   return s;
 }
@@ -158,8 +150,6 @@ void UdpServer::Run(Worker& w) {
       h.msg_namelen = sizeof(sockaddr_storage);
       h.msg_iov = &w.in_iov[i];
       h.msg_iovlen = 1;
-      h.msg_control = &w.controls[i * Worker::kControlSize];
-      h.msg_controllen = Worker::kControlSize;
     }
     const int got =
         ::recvmmsg(fd, w.in_msgs.data(), static_cast<unsigned>(w.batch),
@@ -182,16 +172,7 @@ void UdpServer::Run(Worker& w) {
     meta.mono_us = static_cast<uint64_t>(runtime::MonoUs());
     size_t answers = 0;
     for (int i = 0; i < got; ++i) {
-      msghdr& h = w.in_msgs[i].msg_hdr;
-      for (cmsghdr* c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
-          uint32_t total = 0;
-          std::memcpy(&total, CMSG_DATA(c), sizeof(total));
-          // A cumulative per-socket count: add what is new.
-          w.kernel_drops.Add(total - w.overflow_seen);
-          w.overflow_seen = total;
-        }
-      }
+      const msghdr& h = w.in_msgs[i].msg_hdr;
       if (h.msg_flags & MSG_TRUNC) {
         w.dropped.Add(1);
         continue;

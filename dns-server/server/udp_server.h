@@ -31,7 +31,7 @@ struct UdpStats {
   uint64_t sent = 0;
   uint64_t dropped = 0;       // no answer: unparseable, oversized or RRL drop
   uint64_t send_errors = 0;   // answers the kernel did not take
-  uint64_t kernel_drops = 0;  // SO_RXQ_OVFL: datagrams lost before we read
+  uint64_t kernel_drops = 0;  // SO_MEMINFO: datagrams lost before we read
 };
 
 class UdpServer {

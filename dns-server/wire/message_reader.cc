@@ -60,7 +60,7 @@ ParseStatus ParseQuery(std::span<const uint8_t> message, ParsedQuery* out) {
   q.qtype = U16(message, offset);
   q.qclass = U16(message, offset + 2);
   offset += 4;
-  q.lower = ToLower(q.name);
+  ToLower(q.name, &q.lower);
   out->has_question = true;
   const uint32_t before_additional =
       static_cast<uint32_t>(out->header.ancount) + out->header.nscount;

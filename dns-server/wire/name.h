@@ -45,6 +45,8 @@ bool ReadName(std::span<const uint8_t> message, size_t* offset, WireName* name);
 bool SkipName(std::span<const uint8_t> message, size_t* offset);
 
 // ASCII-lower-cased copy (RFC 4343: DNS names compare case-insensitively).
+// Length octets are below 64, so lowering every octet leaves them as they are.
+void ToLower(const WireName& name, WireName* out);
 WireName ToLower(const WireName& name);
 inline uint8_t LowerOctet(uint8_t c) {
   return c >= 'A' && c <= 'Z' ? static_cast<uint8_t>(c + ('a' - 'A')) : c;

@@ -3,6 +3,7 @@
 #include "ax/runtime/net.h"
 
 #include <arpa/inet.h>
+#include <linux/sock_diag.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -146,6 +147,16 @@ Endpoint LocalEndpoint(int fd) {
   socklen_t len = sizeof(sa);
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
   return Endpoint::FromSockaddr(sa);
+}
+
+uint64_t SocketDrops(int fd) {
+  uint32_t info[SK_MEMINFO_VARS] = {};
+  socklen_t len = sizeof(info);
+  if (::getsockopt(fd, SOL_SOCKET, SO_MEMINFO, info, &len) != 0 ||
+      len < sizeof(uint32_t) * (SK_MEMINFO_DROPS + 1)) {
+    return 0;
+  }
+  return info[SK_MEMINFO_DROPS];
 }
 
 std::string ErrnoText(int err) {

@@ -42,5 +42,38 @@ TEST(NetTest, PortZeroBindsAFreePortAndSharesIt) {
   EXPECT_TRUE(second.valid()) << error;
 }
 
+TEST(NetTest, CountsWhatTheKernelDroppedForASocket) {
+  Endpoint at;
+  std::string error;
+  ASSERT_TRUE(ParseEndpoint("127.0.0.1:0", &at, &error));
+  Fd receiver = BindSocket(at, SOCK_DGRAM, &error);
+  ASSERT_TRUE(receiver.valid()) << error;
+  const int small = 1;  // the kernel's minimum: a few datagrams fit
+  ASSERT_EQ(::setsockopt(receiver.get(), SOL_SOCKET, SO_RCVBUF, &small,
+                         sizeof(small)),
+            0);
+  EXPECT_EQ(SocketDrops(receiver.get()), 0u);
+  const Endpoint to = LocalEndpoint(receiver.get());
+  socklen_t len = 0;
+  const sockaddr_storage address = to.ToSockaddr(&len);
+  Fd sender(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  ASSERT_TRUE(sender.valid());
+  constexpr int kSent = 200;
+  const char payload[512] = {};
+  for (int i = 0; i < kSent; ++i) {
+    ASSERT_EQ(::sendto(sender.get(), payload, sizeof(payload), 0,
+                       reinterpret_cast<const sockaddr*>(&address), len),
+              static_cast<ssize_t>(sizeof(payload)));
+  }
+  // Nothing was read: what did not fit was dropped, and every datagram is
+  // either queued or counted.
+  int queued = 0;
+  char buf[512];
+  while (::recv(receiver.get(), buf, sizeof(buf), MSG_DONTWAIT) > 0) ++queued;
+  const uint64_t dropped = SocketDrops(receiver.get());
+  EXPECT_GT(dropped, 0u);
+  EXPECT_EQ(dropped + static_cast<uint64_t>(queued), uint64_t{kSent});
+}
+
 }  // namespace
 }  // namespace ax::runtime

@@ -71,6 +71,12 @@ Fd BindSocket(const Endpoint& at, int type, std::string* error);
 // The address a socket is actually bound to (the kernel's port for port 0).
 Endpoint LocalEndpoint(int fd);
 
+// Datagrams the kernel dropped for a socket since it was made (its receive
+// queue was full), from SO_MEMINFO; 0 when the kernel does not say. Read when
+// asked, unlike SO_RXQ_OVFL's control message on every datagram, which cost
+// ~2 % of a core at peak in the peer profile.
+uint64_t SocketDrops(int fd);
+
 std::string ErrnoText(int err);
 
 }  // namespace ax::runtime
