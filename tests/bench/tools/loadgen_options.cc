@@ -9,10 +9,13 @@ namespace {
 
 constexpr char kHelp[] = R"(usage: ax_loadgen --server ADDR:PORT [flags]
 
-Batched UDP DNS load generator (sendmmsg/recvmmsg on one socket). Keeps up to
---inflight queries outstanding and sends as fast as answers free slots, or at
---rate queries per second (open loop while slots last). Prints one JSON object:
-sent, received, lost, qps, latency percentiles (µs) and rcodes.
+DNS load generator. Over UDP (the default) it batches datagrams with
+sendmmsg/recvmmsg on one socket and keeps up to --inflight queries outstanding;
+with --tcp it keeps --connections connections open, each with up to --pipeline
+queries outstanding (RFC 7766 pipelining), and reopens a connection the server
+closes. It sends as fast as answers free room, or at --rate queries per second
+(open loop while room lasts). Prints one JSON object: sent, received, lost,
+qps, latency percentiles (µs) and rcodes.
 
 Queries come from --queries FILE, or from the built-in mix: --qname (cycled)
 x the client subnets (--ecs, --ecs-file, --ecs-random; cycled), each subnet
@@ -22,9 +25,16 @@ flags:
   --server ADDR:PORT   target, e.g. 127.0.0.1:5353 or [::1]:53 (required)
   --duration SECONDS   sending time [default: 10]
   --rate QPS           offered rate; 0: closed loop, as fast as possible [default: 0]
-  --inflight N         queries outstanding at most (1..60000) [default: 500]
+  --inflight N         UDP: queries outstanding at most (1..60000) [default: 500]
+  --tcp                TCP instead of UDP
+  --connections N      TCP: connections (1..4096) [default: 64]
+  --pipeline N         TCP: queries outstanding per connection (1..1024) [default: 16]
   --timeout MS         an unanswered query counts as lost after this [default: 1000]
-  --batch N            datagrams per sendmmsg/recvmmsg [default: 64]
+  --batch N            UDP: datagrams per sendmmsg/recvmmsg [default: 64]
+  --sources N          send from N loopback addresses 127.0.1.1 .. 127.0.N.1,
+                       each in its own /24 as many resolvers are (TCP: one per
+                       connection, in turn; IPv4 server on loopback only;
+                       0: one address) [default: 0]
   --queries FILE       lines "NAME TYPE [SUBNET]" ('#' comments); SUBNET adds ECS
   --qname NAME         built-in mix: name to ask (repeatable) [default: api.example.test]
   --qtype TYPE         built-in mix: type [default: A]
@@ -67,8 +77,8 @@ int ParseLoadgenOptions(int argc, char** argv, LoadgenOptions* options) {
       std::fputs(kHelp, stdout);
       return 1;
     }
-    if (flag == "--edns") {
-      options->edns = true;
+    if (flag == "--edns" || flag == "--tcp") {
+      (flag == "--edns" ? options->edns : options->tcp) = true;
       continue;
     }
     if (i + 1 >= argc) {
@@ -90,6 +100,12 @@ int ParseLoadgenOptions(int argc, char** argv, LoadgenOptions* options) {
       ok = ParseInt(value, 1, 60000, &options->timeout_ms);
     } else if (flag == "--batch") {
       ok = ParseInt(value, 1, 1024, &options->batch);
+    } else if (flag == "--connections") {
+      ok = ParseInt(value, 1, 4096, &options->connections);
+    } else if (flag == "--pipeline") {
+      ok = ParseInt(value, 1, 1024, &options->pipeline);
+    } else if (flag == "--sources") {
+      ok = ParseInt(value, 0, 254, &options->sources);
     } else if (flag == "--queries") {
       options->queries_file = value;
     } else if (flag == "--qname") {

@@ -15,6 +15,10 @@ struct LoadgenOptions {
   int inflight = 500;        // queries outstanding at most
   int timeout_ms = 1000;     // a query unanswered this long is lost
   int batch = 64;            // datagrams per sendmmsg/recvmmsg
+  int sources = 0;           // 127.0.i.1 source addresses; 0: the kernel's
+  bool tcp = false;          // pipelined TCP instead of UDP
+  int connections = 64;      // TCP: connections kept open
+  int pipeline = 16;         // TCP: queries outstanding per connection
   std::string queries_file;  // lines "NAME TYPE [SUBNET]"
   std::vector<std::string> qnames;  // built-in mix: names (cycled)
   std::string qtype = "A";          // built-in mix: type
