@@ -8,6 +8,7 @@
 
 #include <bit>
 #include <cerrno>
+#include <climits>
 
 #include "ax/json_text.h"
 #include "ax/runtime/log.h"
@@ -17,6 +18,9 @@
 
 namespace ax::dns {
 namespace {
+
+// Octets of whole lines per write(2) to the log's own file.
+constexpr size_t kFileBatch = 64 << 10;
 
 // P(Next() < threshold) == sample, for sample in [0, 1); 1 and above is
 // `always_` (2^64 itself does not fit the type).
@@ -168,6 +172,20 @@ void DecisionLog::Run() {
 }
 
 void DecisionLog::Drain() {
+  // Whole lines batched into one write(2): to a file opened O_APPEND, each
+  // write lands whole; to a shared stderr (a pipe, usually), only writes of at
+  // most PIPE_BUF octets are atomic (POSIX), so lines never interleave with the
+  // server log there either.
+  const size_t limit = own_fd_ ? kFileBatch : PIPE_BUF;
+  std::string batch;
+  uint64_t lines = 0;
+  auto flush = [&] {
+    if (lines > 0 && WriteAll(batch)) {
+      written_.fetch_add(lines, std::memory_order_relaxed);
+    }
+    batch.clear();
+    lines = 0;
+  };
   for (const auto& p : producers_) {
     size_t head = p->head_.load(std::memory_order_relaxed);
     const size_t tail = p->tail_.load(std::memory_order_acquire);
@@ -176,15 +194,16 @@ void DecisionLog::Drain() {
       std::string line = JsonText(FormatDecision(slot));
       slot.state.reset();  // the snapshot is released here, not by a worker
       line += '\n';
-      if (WriteLine(line)) written_.fetch_add(1, std::memory_order_relaxed);
+      if (batch.size() + line.size() > limit) flush();
+      batch += line;
+      ++lines;
     }
     p->head_.store(head, std::memory_order_release);
   }
+  flush();
 }
 
-// One write(2) per line, so lines never interleave with the server log on a
-// shared stderr.
-bool DecisionLog::WriteLine(std::string_view text) {
+bool DecisionLog::WriteAll(std::string_view text) {
   while (!text.empty()) {
     const ssize_t n = ::write(fd_, text.data(), text.size());
     if (n < 0 && errno == EINTR) continue;

@@ -2,7 +2,8 @@
 // ECS, region/area/ISP, route source, candidates and weights, the pick, TTL and
 // why) to a file or stderr. Workers push fixed-size records into their own
 // bounded single-producer/single-consumer ring (no lock, no allocation; a full
-// ring drops and counts); one background thread formats and writes them.
+// ring drops and counts); one background thread formats them and writes whole
+// lines in batches.
 #pragma once
 
 #include <atomic>
@@ -85,7 +86,8 @@ class DecisionLog {
  private:
   void Run();
   void Drain();
-  bool WriteLine(std::string_view text);
+  // write(2) until `text` is out; false (counted) on an error.
+  bool WriteAll(std::string_view text);
 
   const DecisionLogOptions options_;
   std::vector<std::unique_ptr<Producer>> producers_;

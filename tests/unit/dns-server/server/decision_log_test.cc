@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
+#include <vector>
 
 #include "ops_world.h"
 #include "server_test_support.h"
@@ -108,6 +110,40 @@ TEST(DecisionLogTest, FullRingDropsAndTheWriterDrainsOnStop) {
     EXPECT_EQ(nlohmann::json::parse(line)["chosen"][0], "b");
   }
   EXPECT_EQ(count, 2);
+}
+
+TEST(DecisionLogTest, LinesGoOutWholeAndInOrderAcrossBatches) {
+  // Enough lines for several 64 KiB batches, from two workers.
+  TempDir dir;
+  const auto path = dir / "decisions.jsonl";
+  DecisionLog log({.path = path.string(), .sample = 1, .ring = 2048});
+  DecisionLog::Producer* first = log.AddProducer();
+  DecisionLog::Producer* second = log.AddProducer();
+  DecisionRecord record = EastRecord(Serve(OpsWorld()));
+  constexpr int kEach = 1000;
+  for (int i = 0; i < kEach; ++i) {
+    record.ts_ms = 1'000'000 + i;
+    first->Push(record);
+    record.ts_ms = 2'000'000 + i;
+    second->Push(record);
+  }
+  std::string error;
+  ASSERT_TRUE(log.Start(&error)) << error;
+  log.Stop();
+  EXPECT_EQ(log.written(), 2u * kEach);
+  EXPECT_EQ(log.write_errors(), 0u);
+  const std::string text = ReadFile(path);
+  ASSERT_GT(text.size(), 2u << 16);
+  std::istringstream lines(text);
+  std::vector<int64_t> timestamps[2];  // by producer
+  for (std::string line; std::getline(lines, line);) {
+    const int64_t ts = nlohmann::json::parse(line)["ts"];
+    timestamps[ts < 2'000'000 ? 0 : 1].push_back(ts);
+  }
+  for (const auto& producer : timestamps) {
+    EXPECT_EQ(producer.size(), static_cast<size_t>(kEach));
+    EXPECT_TRUE(std::is_sorted(producer.begin(), producer.end()));
+  }
 }
 
 TEST(DecisionLogTest, SampleZeroNeverSamples) {
