@@ -4,6 +4,8 @@
 #include "server/decision_log.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <bit>
@@ -160,6 +162,18 @@ uint64_t DecisionLog::dropped() const {
 }
 
 void DecisionLog::Run() {
+  // The log must never cost an answer: formatting a flush interval's lines
+  // takes milliseconds, which on a core shared with a worker would stall its
+  // socket for as long (queries queue, then drop). SCHED_IDLE runs the writer
+  // only when no worker wants the core; under saturation the rings fill and
+  // what does not fit is counted as dropped instead.
+  pthread_setname_np(pthread_self(), "decision-log");
+  const sched_param idle = {};
+  if (sched_setscheduler(0, SCHED_IDLE, &idle) != 0) {
+    runtime::Log(runtime::LogLevel::kWarn,
+                 "decision log writer keeps the normal scheduling class",
+                 {{"error", runtime::ErrnoText(errno)}});
+  }
   std::unique_lock lock(mu_);
   while (!wake_.wait_for(lock, options_.flush_interval,
                          [this] { return stopping_; })) {

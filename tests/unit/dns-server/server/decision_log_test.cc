@@ -3,9 +3,13 @@
 #include "server/decision_log.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "ops_world.h"
@@ -144,6 +148,39 @@ TEST(DecisionLogTest, LinesGoOutWholeAndInOrderAcrossBatches) {
     EXPECT_EQ(producer.size(), static_cast<size_t>(kEach));
     EXPECT_TRUE(std::is_sorted(producer.begin(), producer.end()));
   }
+}
+
+// The scheduling policy (field 41 of /proc/.../stat) of this process's thread
+// named `name`, or -1 when there is none.
+int PolicyOfThread(const std::string& name) {
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/self/task")) {
+    std::string comm = ReadFile(task.path() / "comm");
+    if (comm != name + "\n") continue;
+    // The fields after the parenthesised name, which may hold spaces.
+    const std::string stat = ReadFile(task.path() / "stat");
+    std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+    std::string field;
+    for (int i = 3; i <= 41 && fields >> field; ++i) {
+    }
+    return std::stoi(field);
+  }
+  return -1;
+}
+
+TEST(DecisionLogTest, TheWriterRunsOnlyWhenWorkersLeaveTheCoreIdle) {
+  TempDir dir;
+  DecisionLog log({.path = (dir / "d.jsonl").string(), .sample = 1});
+  log.AddProducer();
+  std::string error;
+  ASSERT_TRUE(log.Start(&error)) << error;
+  int policy = -1;
+  for (int i = 0; i < 200 && policy == -1; ++i) {
+    policy = PolicyOfThread("decision-log");
+    if (policy == -1) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  log.Stop();
+  EXPECT_EQ(policy, SCHED_IDLE);
 }
 
 TEST(DecisionLogTest, SampleZeroNeverSamples) {
