@@ -32,8 +32,9 @@ bool Informer::WaitForSync(std::chrono::milliseconds timeout) {
   return sync_cv_.wait_for(lock, timeout, [this] { return HasSynced(); });
 }
 
-void Informer::Replace(std::vector<nlohmann::json> items) {
-  cache_.Replace(std::move(items));
+void Informer::Replace(std::vector<nlohmann::json> items,
+                       std::string resource_version) {
+  cache_.Replace(std::move(items), std::move(resource_version));
   if (!synced_.load(std::memory_order_acquire)) {
     std::lock_guard lock(sync_mu_);
     synced_.store(true, std::memory_order_release);

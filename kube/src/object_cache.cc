@@ -34,7 +34,8 @@ std::string ObjectCache::Key(std::string_view ns, std::string_view name) {
   return key;
 }
 
-void ObjectCache::Replace(std::vector<nlohmann::json> items) {
+void ObjectCache::Replace(std::vector<nlohmann::json> items,
+                          std::string resource_version) {
   std::map<std::string, ObjectPtr, std::less<>> fresh;
   for (nlohmann::json& item : items) {
     std::string key = KeyOf(item);
@@ -45,38 +46,43 @@ void ObjectCache::Replace(std::vector<nlohmann::json> items) {
   }
   std::unique_lock lock(mu_);
   objects_.swap(fresh);
+  resource_version_ = std::move(resource_version);
 }
 
 void ObjectCache::Apply(const WatchEvent& event) {
+  if (event.type == WatchEventType::kError) return;
+  std::string resource_version = MetadataField(event.object, "resourceVersion");
   std::string key = KeyOf(event.object);
-  if (key.empty()) return;
-  switch (event.type) {
-    case WatchEventType::kAdded:
-    case WatchEventType::kModified: {
-      nlohmann::json copy = event.object;
-      DropManagedFields(copy);
-      auto object = std::make_shared<const nlohmann::json>(std::move(copy));
-      std::unique_lock lock(mu_);
-      objects_[std::move(key)] = std::move(object);
-      break;
-    }
-    case WatchEventType::kDeleted: {
-      std::unique_lock lock(mu_);
-      objects_.erase(key);
-      break;
-    }
-    case WatchEventType::kBookmark:
-    case WatchEventType::kError:
-      break;
+  ObjectPtr object;
+  if (!key.empty() && (event.type == WatchEventType::kAdded ||
+                       event.type == WatchEventType::kModified)) {
+    nlohmann::json copy = event.object;
+    DropManagedFields(copy);
+    object = std::make_shared<const nlohmann::json>(std::move(copy));
+  }
+  std::unique_lock lock(mu_);
+  if (!resource_version.empty()) {
+    resource_version_ = std::move(resource_version);
+  }
+  if (key.empty() || event.type == WatchEventType::kBookmark) return;
+  if (object) {
+    objects_[std::move(key)] = std::move(object);
+  } else {
+    objects_.erase(key);
   }
 }
 
 std::vector<ObjectPtr> ObjectCache::List() const {
+  return View().objects;
+}
+
+CacheView ObjectCache::View() const {
   std::shared_lock lock(mu_);
-  std::vector<ObjectPtr> out;
-  out.reserve(objects_.size());
-  for (const auto& [key, object] : objects_) out.push_back(object);
-  return out;
+  CacheView view;
+  view.objects.reserve(objects_.size());
+  for (const auto& [key, object] : objects_) view.objects.push_back(object);
+  view.resource_version = resource_version_;
+  return view;
 }
 
 ObjectPtr ObjectCache::Get(std::string_view ns, std::string_view name) const {

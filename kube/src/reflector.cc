@@ -98,8 +98,8 @@ void Reflector::Run(CancelToken& cancel) {
       }
       ++lists_;
       backoff.Reset();
-      resource_version = std::move(list->resource_version);
-      sink_.Replace(std::move(list->items));
+      resource_version = list->resource_version;
+      sink_.Replace(std::move(list->items), std::move(list->resource_version));
       need_list = false;
     }
 

@@ -84,11 +84,11 @@ ObservedState ClusterCache::Gather(int64_t now_ms, const PlanOptions& options,
                                 &o.rules,         &o.canaries,     &o.isp_sets,
                                 &o.geo_overrides, &o.probe_reports};
   for (size_t i = 0; i < kWatchedKinds.size(); ++i) {
-    *lists[i] = written.Merge(kWatchedKinds[i].kind, kinds_[i]->List(), now);
+    *lists[i] = written.Merge(kWatchedKinds[i].kind, kinds_[i]->View(), now);
     SetTypeMeta(*lists[i], kApiVersion, kWatchedKinds[i].kind);
   }
   std::vector<json> config_maps =
-      written.Merge("ConfigMap", config_maps_->List(), now);
+      written.Merge("ConfigMap", config_maps_->View(), now);
   SetTypeMeta(config_maps, "v1", "ConfigMap");
   for (json& cm : config_maps) {
     const json meta = cm.value("metadata", json::object());

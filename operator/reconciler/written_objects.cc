@@ -16,9 +16,16 @@ std::string Key(const json& object) {
          meta.value("name", std::string());
 }
 
-std::optional<uint64_t> VersionOf(const json& object) {
-  const json meta = object.value("metadata", json::object());
-  const std::string rv = meta.value("resourceVersion", std::string());
+std::string_view VersionOf(const json& object) {
+  const auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return {};
+  const auto rv = meta->find("resourceVersion");
+  return rv != meta->end() && rv->is_string()
+             ? std::string_view(rv->get_ref<const std::string&>())
+             : std::string_view();
+}
+
+std::optional<uint64_t> Number(std::string_view rv) {
   uint64_t v = 0;
   const auto [end, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), v);
   if (rv.empty() || ec != std::errc() || end != rv.data() + rv.size()) {
@@ -29,9 +36,13 @@ std::optional<uint64_t> VersionOf(const json& object) {
 
 }  // namespace
 
-bool NewerResourceVersion(const json& a, const json& b) {
-  const std::optional<uint64_t> va = VersionOf(a), vb = VersionOf(b);
+bool NewerResourceVersion(std::string_view a, std::string_view b) {
+  const std::optional<uint64_t> va = Number(a), vb = Number(b);
   return va && vb && *va > *vb;
+}
+
+bool NewerResourceVersion(const json& a, const json& b) {
+  return NewerResourceVersion(VersionOf(a), VersionOf(b));
 }
 
 void WrittenObjects::Record(const json& object, Clock::time_point now) {
@@ -44,21 +55,21 @@ void WrittenObjects::Record(const json& object, Clock::time_point now) {
   written_[kind][Key(object)] = {std::move(kept), now};
 }
 
-std::vector<json> WrittenObjects::Merge(
-    std::string_view kind, const std::vector<kube::ObjectPtr>& cached,
-    Clock::time_point now) {
+std::vector<json> WrittenObjects::Merge(std::string_view kind,
+                                        const kube::CacheView& cached,
+                                        Clock::time_point now) {
   std::vector<json> out;
-  out.reserve(cached.size());
+  out.reserve(cached.objects.size());
   const auto of_kind = written_.find(kind);
   if (of_kind == written_.end()) {
-    for (const kube::ObjectPtr& object : cached) out.push_back(*object);
+    for (const kube::ObjectPtr& object : cached.objects) out.push_back(*object);
     return out;
   }
   std::map<std::string, Written>& mine = of_kind->second;
   std::erase_if(
       mine, [&](const auto& entry) { return now - entry.second.at > kKeep; });
   std::map<std::string, bool> seen;
-  for (const kube::ObjectPtr& object : cached) {
+  for (const kube::ObjectPtr& object : cached.objects) {
     const auto it = mine.find(Key(*object));
     if (it == mine.end()) {
       out.push_back(*object);
@@ -70,7 +81,13 @@ std::vector<json> WrittenObjects::Merge(
                       : *object);
   }
   for (const auto& [key, written] : mine) {
-    if (!seen.count(key)) out.push_back(written.object);
+    // An informer that has not listed yet is short of every write.
+    if (!seen.count(key) &&
+        (cached.resource_version.empty() ||
+         NewerResourceVersion(VersionOf(written.object),
+                              cached.resource_version))) {
+      out.push_back(written.object);
+    }
   }
   return out;
 }

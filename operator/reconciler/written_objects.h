@@ -26,11 +26,12 @@ class WrittenObjects {
 
   // `cached` (an informer's objects of `kind`) with each object replaced by
   // what we wrote when that is newer (a higher resourceVersion), and objects
-  // we created that the cache does not show yet added. Writes older than
-  // kKeep are forgotten first: by then the informer has them, or something
-  // else (a delete) happened since.
+  // we wrote that the cache does not show added while the cache has not got
+  // as far as our write: once it has, an absent object was deleted since
+  // (a Canary deleted right after we wrote its status stays deleted). Writes
+  // older than kKeep are forgotten first.
   std::vector<nlohmann::json> Merge(std::string_view kind,
-                                    const std::vector<kube::ObjectPtr>& cached,
+                                    const kube::CacheView& cached,
                                     Clock::time_point now);
 
  private:
@@ -46,5 +47,6 @@ class WrittenObjects {
 // in principle; etcd-backed apiservers issue increasing integers, and when
 // either is not one we trust the informer (false).
 bool NewerResourceVersion(const nlohmann::json& a, const nlohmann::json& b);
+bool NewerResourceVersion(std::string_view a, std::string_view b);
 
 }  // namespace ax::controller

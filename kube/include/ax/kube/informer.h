@@ -53,13 +53,15 @@ class Informer : private ReflectorSink {
   bool WaitForSync(std::chrono::milliseconds timeout);
 
   std::vector<ObjectPtr> List() const { return cache_.List(); }
+  CacheView View() const { return cache_.View(); }
   ObjectPtr Get(std::string_view ns, std::string_view name) const {
     return cache_.Get(ns, name);
   }
   ReflectorCounters counters() const { return reflector_.counters(); }
 
  private:
-  void Replace(std::vector<nlohmann::json> items) override;
+  void Replace(std::vector<nlohmann::json> items,
+               std::string resource_version) override;
   void Apply(const WatchEvent& event) override;
   void Changed();
 

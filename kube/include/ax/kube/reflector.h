@@ -46,8 +46,10 @@ std::unique_ptr<ListerWatcher> NewListerWatcher(Client& client,
 class ReflectorSink {
  public:
   virtual ~ReflectorSink() = default;
-  // The complete set of objects after each (re)list.
-  virtual void Replace(std::vector<nlohmann::json> items) = 0;
+  // The complete set of objects after each (re)list, and the list's
+  // resourceVersion.
+  virtual void Replace(std::vector<nlohmann::json> items,
+                       std::string resource_version) = 0;
   // An ADDED, MODIFIED or DELETED event after that list.
   virtual void Apply(const WatchEvent& event) = 0;
 };
