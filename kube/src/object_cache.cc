@@ -72,9 +72,7 @@ void ObjectCache::Apply(const WatchEvent& event) {
   }
 }
 
-std::vector<ObjectPtr> ObjectCache::List() const {
-  return View().objects;
-}
+std::vector<ObjectPtr> ObjectCache::List() const { return View().objects; }
 
 CacheView ObjectCache::View() const {
   std::shared_lock lock(mu_);

@@ -82,10 +82,9 @@ std::vector<json> WrittenObjects::Merge(std::string_view kind,
   }
   for (const auto& [key, written] : mine) {
     // An informer that has not listed yet is short of every write.
-    if (!seen.count(key) &&
-        (cached.resource_version.empty() ||
-         NewerResourceVersion(VersionOf(written.object),
-                              cached.resource_version))) {
+    if (!seen.count(key) && (cached.resource_version.empty() ||
+                             NewerResourceVersion(VersionOf(written.object),
+                                                  cached.resource_version))) {
       out.push_back(written.object);
     }
   }

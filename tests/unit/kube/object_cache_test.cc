@@ -97,7 +97,8 @@ TEST(ObjectCacheTest, TheViewCarriesTheResourceVersionSeen) {
   EXPECT_TRUE(view.objects.empty());
   EXPECT_EQ(view.resource_version, "15");
   // A bookmark moves the version and nothing else; an ERROR neither.
-  cache.Apply({WatchEventType::kBookmark, At(json{{"metadata", json::object()}}, "20")});
+  cache.Apply({WatchEventType::kBookmark,
+               At(json{{"metadata", json::object()}}, "20")});
   cache.Apply({WatchEventType::kError, At(json::object(), "99")});
   view = cache.View();
   EXPECT_TRUE(view.objects.empty());

@@ -39,8 +39,7 @@ class ObjectCache {
   static std::string Key(std::string_view ns, std::string_view name);
 
   // The result of a list made at `resource_version`.
-  void Replace(std::vector<nlohmann::json> items,
-               std::string resource_version);
+  void Replace(std::vector<nlohmann::json> items, std::string resource_version);
   // ADDED/MODIFIED store the object, DELETED removes it; other types and
   // objects without a name are ignored. Every event but ERROR carries the
   // resourceVersion the collection is at (a BOOKMARK nothing else).

@@ -46,9 +46,10 @@ TEST(WrittenObjects, NewerWriteWinsUntilTheCacheCatchesUp) {
   w.Record(ConfigMap("rt", "120", "8"), t0);
   w.Record(ConfigMap("rt-v8", "121", "8"), t0);
   // The informer still has version 7 and no rt-v8.
-  EXPECT_THAT(Versions(w.Merge(
-                  "ConfigMap", Cached({ConfigMap("rt", "100", "7")}, "110"), t0)),
-              ElementsAre("rt@8", "rt-v8@8"));
+  EXPECT_THAT(
+      Versions(w.Merge("ConfigMap",
+                       Cached({ConfigMap("rt", "100", "7")}, "110"), t0)),
+      ElementsAre("rt@8", "rt-v8@8"));
   // It caught up, and someone wrote after us: theirs.
   EXPECT_THAT(Versions(w.Merge("ConfigMap",
                                Cached({ConfigMap("rt", "130", "9"),
@@ -59,10 +60,10 @@ TEST(WrittenObjects, NewerWriteWinsUntilTheCacheCatchesUp) {
   // Other kinds are untouched.
   EXPECT_THAT(Versions(w.Merge("Node", {}, t0)), ElementsAre());
   // After kKeep the informer is trusted alone.
-  EXPECT_THAT(
-      Versions(w.Merge("ConfigMap", Cached({ConfigMap("rt", "100", "7")}, "110"),
-                       t0 + WrittenObjects::kKeep + std::chrono::seconds(1))),
-      ElementsAre("rt@7"));
+  EXPECT_THAT(Versions(w.Merge(
+                  "ConfigMap", Cached({ConfigMap("rt", "100", "7")}, "110"),
+                  t0 + WrittenObjects::kKeep + std::chrono::seconds(1))),
+              ElementsAre("rt@7"));
 }
 
 // We wrote a status at 120 and someone deleted the object at 125: while the
