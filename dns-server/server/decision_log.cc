@@ -12,7 +12,7 @@
 #include <cerrno>
 #include <climits>
 
-#include "ax/json_text.h"
+#include "ax/json_writer.h"
 #include "ax/runtime/log.h"
 #include "ax/runtime/net.h"
 #include "ax/runtime/random_seed.h"
@@ -47,54 +47,80 @@ std::string Reason(const Snapshot& s, const Route& route,
 
 }  // namespace
 
-nlohmann::ordered_json FormatDecision(const DecisionRecord& r) {
+void AppendDecision(const DecisionRecord& r, std::string& out) {
   const Snapshot& s = r.state->snapshot();
   const SnapshotDomain& domain = s.domains[r.info.domain];
   const Route& route = s.routes[r.info.decision.route];
   const Answer& answer = r.info.decision;
-  nlohmann::ordered_json line = nlohmann::ordered_json::object();
-  line["ts"] = r.ts_ms;
-  line["msg"] = "decision";
-  line["client"] = FormatIp(r.source);
   const ClientAddress& c = r.info.client;
-  line["ecs"] =
-      c.from_ecs
-          ? nlohmann::ordered_json(FormatPrefix({c.address, c.prefix_length}))
-          : nlohmann::ordered_json();
-  line["protocol"] = ProtocolLabel(static_cast<size_t>(r.transport));
-  line["qname"] = domain.fqdn;
-  line["qtype"] = QtypeText(r.info.qtype);
-  line["domain"] = domain.name;
-  if (r.info.region != kNoIndex) {
-    const SnapshotRegion& region = s.regions[r.info.region];
-    line["region"] = region.name;
-    line["area"] = region.area;
-    line["isp"] = region.isp;
+  JsonWriter w(out);
+  w.BeginObject();
+  w.Key("ts");
+  w.Int(r.ts_ms);
+  w.Key("msg");
+  w.String("decision");
+  w.Key("client");
+  w.String(FormatIp(r.source));
+  w.Key("ecs");
+  if (c.from_ecs) {
+    w.String(FormatPrefix({c.address, c.prefix_length}));
   } else {
-    line["region"] = nullptr;
-    line["area"] = nullptr;
-    line["isp"] = nullptr;
+    w.Null();
   }
-  line["source"] = RouteSourceName(route.source);
-  nlohmann::ordered_json candidates = nlohmann::ordered_json::array();
+  w.Key("protocol");
+  w.String(ProtocolLabel(static_cast<size_t>(r.transport)));
+  w.Key("qname");
+  w.String(domain.fqdn);
+  w.Key("qtype");
+  w.String(QtypeText(r.info.qtype));
+  w.Key("domain");
+  w.String(domain.name);
+  const SnapshotRegion* region =
+      r.info.region != kNoIndex ? &s.regions[r.info.region] : nullptr;
+  for (const auto& [key, field] : {std::pair{"region", &SnapshotRegion::name},
+                                   std::pair{"area", &SnapshotRegion::area},
+                                   std::pair{"isp", &SnapshotRegion::isp}}) {
+    w.Key(key);
+    if (region) {
+      w.String(region->*field);
+    } else {
+      w.Null();
+    }
+  }
+  w.Key("source");
+  w.String(RouteSourceName(route.source));
+  w.Key("candidates");
+  w.BeginArray();
   for (const Candidate& cand : route.candidates) {
-    candidates.push_back({{"node", s.nodes[cand.node].name},
-                          {"weight", cand.weight},
-                          {"score", cand.score.Total()}});
+    w.BeginObject();
+    w.Key("node");
+    w.String(s.nodes[cand.node].name);
+    w.Key("weight");
+    w.Double(cand.weight);
+    w.Key("score");
+    w.Double(cand.score.Total());
+    w.EndObject();
   }
-  line["candidates"] = std::move(candidates);
-  nlohmann::ordered_json chosen = nlohmann::ordered_json::array();
+  w.EndArray();
+  w.Key("chosen");
+  w.BeginArray();
   for (uint32_t i = 0; i < answer.count; ++i) {
-    chosen.push_back(s.nodes[answer.nodes[i]].name);
+    w.String(s.nodes[answer.nodes[i]].name);
   }
-  line["chosen"] = std::move(chosen);
-  line["canary"] = answer.canary;
-  line["spilled"] = answer.spilled;
-  line["ttl"] = answer.ttl;
-  line["ttlReason"] = TtlReasonName(answer.ttl_reason);
-  line["reason"] = Reason(s, route, answer);
-  line["snapshotVersion"] = s.version;
-  return line;
+  w.EndArray();
+  w.Key("canary");
+  w.Bool(answer.canary);
+  w.Key("spilled");
+  w.Bool(answer.spilled);
+  w.Key("ttl");
+  w.Uint(answer.ttl);
+  w.Key("ttlReason");
+  w.String(TtlReasonName(answer.ttl_reason));
+  w.Key("reason");
+  w.String(Reason(s, route, answer));
+  w.Key("snapshotVersion");
+  w.Uint(s.version);
+  w.EndObject();
 }
 
 DecisionLog::Producer::Producer(size_t capacity, double sample, uint64_t seed)
@@ -192,6 +218,7 @@ void DecisionLog::Drain() {
   // server log there either.
   const size_t limit = own_fd_ ? kFileBatch : PIPE_BUF;
   std::string batch;
+  std::string line;  // reused: no allocation per line once grown
   uint64_t lines = 0;
   auto flush = [&] {
     if (lines > 0 && WriteAll(batch)) {
@@ -205,7 +232,8 @@ void DecisionLog::Drain() {
     const size_t tail = p->tail_.load(std::memory_order_acquire);
     for (; head != tail; ++head) {
       DecisionRecord& slot = p->slots_[head & p->mask_];
-      std::string line = JsonText(FormatDecision(slot));
+      line.clear();
+      AppendDecision(slot, line);
       slot.state.reset();  // the snapshot is released here, not by a worker
       line += '\n';
       if (batch.size() + line.size() > limit) flush();

@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -41,8 +40,9 @@ struct DecisionRecord {
   std::shared_ptr<const ServingState> state;
 };
 
-// The line for `record` (exposed for tests).
-nlohmann::ordered_json FormatDecision(const DecisionRecord& record);
+// Appends the JSON line for `record`, without its newline, to `out`
+// (exposed for tests).
+void AppendDecision(const DecisionRecord& record, std::string& out);
 
 class DecisionLog {
  public:

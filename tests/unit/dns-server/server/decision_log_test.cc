@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -41,9 +42,15 @@ DecisionRecord EastRecord(std::shared_ptr<const ServingState> state) {
   return r;
 }
 
+// The line for `record`, as a reader parses it.
+nlohmann::ordered_json Line(const DecisionRecord& record) {
+  std::string text;
+  AppendDecision(record, text);
+  return nlohmann::ordered_json::parse(text);
+}
+
 TEST(DecisionLogTest, RecordFields) {
-  const nlohmann::ordered_json line =
-      FormatDecision(EastRecord(Serve(OpsWorld())));
+  const nlohmann::ordered_json line = Line(EastRecord(Serve(OpsWorld())));
   EXPECT_EQ(line["ts"], 1234);
   EXPECT_EQ(line["msg"], "decision");
   EXPECT_EQ(line["client"], "198.51.100.53");
@@ -63,6 +70,15 @@ TEST(DecisionLogTest, RecordFields) {
   EXPECT_EQ(line["ttlReason"], "steady");
   EXPECT_EQ(line["reason"], "Region; rule www-no-a");
   EXPECT_EQ(line["snapshotVersion"], 1);
+  // The fields in the order readers have seen since the log began.
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : line.items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "ts",         "msg",       "client", "ecs",
+                      "protocol",   "qname",     "qtype",  "domain",
+                      "region",     "area",      "isp",    "source",
+                      "candidates", "chosen",    "canary", "spilled",
+                      "ttl",        "ttlReason", "reason", "snapshotVersion"}));
 }
 
 TEST(DecisionLogTest, ASpilledDecisionSaysSoAndNamesTheRouteItGot) {
@@ -84,7 +100,7 @@ TEST(DecisionLogTest, ASpilledDecisionSaysSoAndNamesTheRouteItGot) {
                ClientContext{cohort}, IpFamily::kV4, 1'000'000, rng);
   }
   record.info.route = record.info.decision.route;
-  const nlohmann::ordered_json line = FormatDecision(record);
+  const nlohmann::ordered_json line = Line(record);
   EXPECT_EQ(line["spilled"], true);
   EXPECT_EQ(line["region"], "east");
   EXPECT_EQ(line["source"], "FallbackRegion");
