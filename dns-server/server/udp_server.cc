@@ -50,6 +50,22 @@ struct UdpServer::Worker {
         out_msgs(batch) {
     for (size_t i = 0; i < batch; ++i) {
       in_iov[i] = {&in_bufs[i * kMaxQuery], kMaxQuery};
+      msghdr& h = in_msgs[i].msg_hdr;
+      h = {};
+      h.msg_name = &names[i];
+      h.msg_iov = &in_iov[i];
+      h.msg_iovlen = 1;
+    }
+    Rearm(batch);
+  }
+
+  // recvmmsg changes only msg_namelen (and the output-only msg_flags and
+  // msg_len) of the headers it fills: restoring that of the first `used` is
+  // all a new call needs. At moderate rates a call fills one or two of 64,
+  // and rewriting all 64 headers cost 0.1 us per query.
+  void Rearm(size_t used) {
+    for (size_t i = 0; i < used; ++i) {
+      in_msgs[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
     }
   }
 
@@ -143,14 +159,6 @@ UdpStats UdpServer::stats() const {
 void UdpServer::Run(Worker& w) {
   const int fd = w.socket.get();
   while (true) {
-    for (size_t i = 0; i < w.batch; ++i) {
-      msghdr& h = w.in_msgs[i].msg_hdr;
-      h = {};
-      h.msg_name = &w.names[i];
-      h.msg_namelen = sizeof(sockaddr_storage);
-      h.msg_iov = &w.in_iov[i];
-      h.msg_iovlen = 1;
-    }
     const int got =
         ::recvmmsg(fd, w.in_msgs.data(), static_cast<unsigned>(w.batch),
                    MSG_WAITFORONE, nullptr);
@@ -211,6 +219,7 @@ void UdpServer::Run(Worker& w) {
         done++;
       }
     }
+    w.Rearm(static_cast<size_t>(got));
   }
 }
 

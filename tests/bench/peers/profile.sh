@@ -2,23 +2,26 @@
 # Where a saturated server's core goes: perf samples (cpu-clock: this VM exposes no
 # hardware counters) of all of CPU 1 — the server, its syscalls and the softirq work
 # done there — while ax_loadgen (CPU 0, 500 in flight, from 64 loopback /24s)
-# saturates it. Profiles ax-dns
+# saturates it, or offers --rate QPS (then idle time shows as the kernel's idle
+# loop, and two servers compare by their samples at the same rate). Profiles ax-dns
 # on the geo + ECS + WeightedRandom name and, for reference, the no-op responder.
 #
-#   tests/bench/peers/profile.sh [--seconds S] [--servers ax-geo,noop] [--quiet-wait S]
+#   tests/bench/peers/profile.sh [--seconds S] [--servers ax-geo,noop] [--rate QPS]
+#                                [--quiet-wait S]
 #
 # Output: build/release/bench-peers/profile-<UTC stamp>/NAME.{data,top.txt,dso.txt}.
 # Build and peers: run tests/bench/peers/run.sh once first (it sets both up).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../../.." && pwd)"
-SECONDS_=10 LIST="ax-geo,noop" SERVER_CPU=1 GEN_CPU=0 QUIET_WAIT=600
+SECONDS_=10 LIST="ax-geo,noop" SERVER_CPU=1 GEN_CPU=0 QUIET_WAIT=600 RATE=0
 while (($#)); do
   case "$1" in
     --seconds) SECONDS_="$2"; shift ;;
     --servers) LIST="$2"; shift ;;
     --quiet-wait) QUIET_WAIT="$2"; shift ;;
-    -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --rate) RATE="$2"; shift ;;
+    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "profile.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -58,7 +61,8 @@ for name in "${NAMES[@]}"; do
   mix=(--qname "$QNAME")
   ((USE_ECS)) && mix+=(--ecs-file "$SUBNETS")
   taskset -c "$GEN_CPU" "$TOOLS/ax_loadgen" --server "127.0.0.1:$PORT" "${mix[@]}" \
-    --sources 64 --duration $((SECONDS_ + 2)) --output "$OUT/$name.load.json" &
+    --sources 64 --rate "$RATE" --duration $((SECONDS_ + 2)) \
+    --output "$OUT/$name.load.json" &
   LG=$!
   sleep 1
   perf record -q -e cpu-clock -F 4999 -g -C "$SERVER_CPU" -o "$OUT/$name.data" \
