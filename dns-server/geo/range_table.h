@@ -1,7 +1,8 @@
 // One address family's key space cut into consecutive ranges that each carry a
 // value, the compiled form of a geo database: building the range lists
 // (append, combine two partitions) and RangeTable, which finds a key's range
-// by a bucket index on the key's top bits plus a short binary search, and the
+// by a bucket index on the key's top bits (a bucket wholly inside one range
+// holds its value and scope itself) plus a short binary search, and the
 // widest aligned block around the key inside that range (the ECS scope an
 // answer derived from the value may claim, RFC 7871 §7.2.1). Pure: no MMDB,
 // no I/O. What the values mean belongs to the caller.
@@ -93,43 +94,52 @@ class RangeTable {
                                       kMinIndexBits, kMaxIndexBits);
     shift_ = kKeyBits - index_bits;
     const size_t buckets = size_t{1} << index_bits;
-    // One buffer, in the order a lookup reads it: buckets (plus a closing
-    // entry, padded so the entries stay aligned), then the entries, start and
-    // value side by side so the search and the value share a cache line.
+    // One buffer, in the order a lookup reads it: buckets, then the entries,
+    // start and value side by side so the search and the value share a cache
+    // line.
     const size_t bucket_bytes =
-        ((buckets + 1) * sizeof(uint32_t) + alignof(RangeStart<Key>) - 1) &
+        (buckets * sizeof(Bucket) + alignof(RangeStart<Key>) - 1) &
         ~(alignof(RangeStart<Key>) - 1);
     memory_ = HugePageBuffer(bucket_bytes + size_ * sizeof(RangeStart<Key>));
-    buckets_ = static_cast<uint32_t*>(memory_.data());
+    buckets_ = static_cast<Bucket*>(memory_.data());
     entries_ = reinterpret_cast<RangeStart<Key>*>(
         static_cast<char*>(memory_.data()) + bucket_bytes);
     std::copy(list.begin(), list.end(), entries_);
-    // buckets_[b]: the range holding bucket b's first key; the extra last
-    // entry closes the final bucket.
-    size_t range = 0;
+    size_t range = 0;  // the range holding the bucket's first key
     for (size_t b = 0; b < buckets; ++b) {
       const Key first = static_cast<Key>(static_cast<Key>(b) << shift_);
+      const Key last = static_cast<Key>(first | LowMask(shift_));
       while (range + 1 < size_ && entries_[range + 1].start <= first) ++range;
-      buckets_[b] = static_cast<uint32_t>(range);
+      size_t end = range;  // the range holding its last key
+      while (end + 1 < size_ && entries_[end + 1].start <= last) ++end;
+      if (end == range) {
+        // Every key of the bucket is in one range, so every block around a
+        // key that is wider than the bucket is the same block: the scope is
+        // the bucket's, and the lookup ends here.
+        buckets_[b] = {
+            kWhole | static_cast<uint32_t>(ScopeWithin(
+                         first, entries_[range].start, LastOf(range))),
+            entries_[range].value};
+      } else {
+        buckets_[b] = {static_cast<uint32_t>(range),
+                       static_cast<uint32_t>(end)};
+      }
     }
-    buckets_[buckets] = static_cast<uint32_t>(size_ - 1);
   }
 
   Hit Find(Key key) const {
-    const size_t bucket = static_cast<size_t>(key >> shift_);
-    // The key's range lies between the ranges holding this bucket's first key
-    // and the next bucket's first key.
-    const RangeStart<Key>* begin = entries_ + buckets_[bucket];
-    const RangeStart<Key>* end = entries_ + buckets_[bucket + 1] + 1;
+    const Bucket bucket = buckets_[static_cast<size_t>(key >> shift_)];
+    if (bucket.first & kWhole) {
+      return {bucket.second, static_cast<int>(bucket.first & ~kWhole)};
+    }
+    // The key's range is one of the bucket's.
     const RangeStart<Key>* at =
         std::upper_bound(
-            begin + 1, end, key,
+            entries_ + bucket.first + 1, entries_ + bucket.second + 1, key,
             [](Key k, const RangeStart<Key>& e) { return k < e.start; }) -
         1;
     const size_t i = static_cast<size_t>(at - entries_);
-    const Key last = i + 1 < size_ ? static_cast<Key>(at[1].start - 1)
-                                   : std::numeric_limits<Key>::max();
-    return {at->value, ScopeWithin(key, at->start, last)};
+    return {at->value, ScopeWithin(key, at->start, LastOf(i))};
   }
 
   // Calls fn(start, value) for every range in order.
@@ -159,14 +169,33 @@ class RangeTable {
   static constexpr int kMinIndexBits = 8;
   static constexpr int kMaxIndexBits = 18;
 
+  // A bucket of keys (those sharing their top bits): either wholly inside one
+  // range, `first` then holding kWhole and the scope and `second` the value,
+  // so that most lookups read one cache line; or the indexes of the ranges
+  // holding its first and last keys.
+  struct Bucket {
+    uint32_t first;
+    uint32_t second;
+  };
+  static constexpr uint32_t kWhole = uint32_t{1} << 31;
+
   static int CommonBits(Key a, Key b) {
     return std::countl_zero(static_cast<Key>(a ^ b));
+  }
+  static Key LowMask(int bits) {
+    return bits >= kKeyBits ? std::numeric_limits<Key>::max()
+                            : static_cast<Key>((Key{1} << bits) - 1);
+  }
+  // The last key of range i.
+  Key LastOf(size_t i) const {
+    return i + 1 < size_ ? static_cast<Key>(entries_[i + 1].start - 1)
+                         : std::numeric_limits<Key>::max();
   }
 
   HugePageBuffer memory_;
   size_t size_ = 0;
   int shift_ = 0;                       // key >> shift_: its bucket
-  uint32_t* buckets_ = nullptr;         // 2^(kKeyBits - shift_) + 1 entries
+  Bucket* buckets_ = nullptr;           // 2^(kKeyBits - shift_) of them
   RangeStart<Key>* entries_ = nullptr;  // size_ of them
 };
 

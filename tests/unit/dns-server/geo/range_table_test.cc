@@ -53,20 +53,28 @@ TEST(RangeTableTest, FindsRangesAcrossBuckets) {
   EXPECT_EQ(table.Find(0xfffffffe).value, 5u);
   EXPECT_EQ(table.Find(0xffffffff).value, 6u);
   EXPECT_EQ(table.Find(0xffffffff).prefix_length, 32);
+  // 0x80000000 starts a bucket that range 5 fills to its end but one key:
+  // its scope is that of the range, not of the bucket.
+  EXPECT_EQ(table.Find(0x80000000).prefix_length, 2);
+  EXPECT_EQ(table.Find(0xbfffffff).prefix_length, 2);
+  EXPECT_EQ(table.Find(0xfffffffe).prefix_length, 32);
   EXPECT_EQ(RangeTable<uint64_t>().Find(42).value, 0u);
   EXPECT_EQ(RangeTable<uint64_t>().Find(42).prefix_length, 0);
 }
 
 // Brute force over a small key space embedded in the top bits: every key's
-// value, and every claimed block really is uniform.
+// value, and every claimed block really is uniform. The density of range
+// starts varies by round, from buckets mostly wholly inside one range (read
+// from the bucket) to buckets mostly split (searched).
 TEST(RangeTableTest, MatchesBruteForceOnRandomTables) {
   std::mt19937 rng(4);
-  for (int round = 0; round < 50; ++round) {
+  for (int round = 0; round < 60; ++round) {
+    const uint32_t one_in = 2 + static_cast<uint32_t>(round) * 4;
     // 12-bit keys scaled to the top of uint32_t so buckets matter.
     std::vector<uint32_t> value_of(4096);
     RangeList<uint32_t> list;
     for (uint32_t k = 0; k < 4096; ++k) {
-      if (k == 0 || rng() % 8 == 0)
+      if (k == 0 || rng() % one_in == 0)
         value_of[k] = rng() % 4;
       else
         value_of[k] = value_of[k - 1];
