@@ -52,14 +52,14 @@ uint64_t RrlAnswerKey(const ParsedQuery& q, const ClientAddress& client) {
   return name;
 }
 
-// The same for any class, given the answer's key: the zone of an NXDOMAIN,
-// nothing for errors.
-uint64_t RrlResponse(RrlClass cls, const ServingState* state,
-                     const ParsedQuery& q, uint64_t answer_key) {
+// The same for the other classes: the zone of an NXDOMAIN, nothing for
+// errors.
+uint64_t RrlOtherResponse(RrlClass cls, const ServingState* state,
+                          const ParsedQuery& q) {
   if (cls == RrlClass::kNxDomain) {
     return state ? state->FindZone(q.question.lower.key()) : 0;
   }
-  return cls == RrlClass::kAnswer ? answer_key : 0;
+  return 0;
 }
 
 }  // namespace
@@ -115,10 +115,10 @@ size_t Responder::Respond(const ServingState* state, GeoRefs geo,
   // Most responses are answers: their bucket is a cache miss in a table of
   // megabytes, fetched now so that it arrives while the answer is built. Only
   // an answerable query gets an answer (NOERROR), so the key is kept for Check.
-  uint64_t answer_key = 0;
+  uint64_t rrl_key = 0;
   if (limited && answerable) {
-    answer_key = RrlAnswerKey(q, client);
-    rrl_->Prefetch(source, RrlClass::kAnswer, answer_key);
+    rrl_key = rrl_->Key(source, RrlClass::kAnswer, RrlAnswerKey(q, client));
+    rrl_->Prefetch(rrl_key);
   }
   AnswerOutcome outcome;
   if (q.header.opcode() != kOpcodeQuery) {
@@ -142,8 +142,10 @@ size_t Responder::Respond(const ServingState* state, GeoRefs geo,
   bool truncated = false;
   if (limited) {
     const RrlClass cls = RrlClassOf(outcome.rcode);
-    const RrlVerdict verdict = rrl_->Check(
-        source, cls, RrlResponse(cls, state, q, answer_key), meta.mono_us);
+    if (cls != RrlClass::kAnswer) {
+      rrl_key = rrl_->Key(source, cls, RrlOtherResponse(cls, state, q));
+    }
+    const RrlVerdict verdict = rrl_->Check(rrl_key, cls, meta.mono_us);
     info.rrl_limited = verdict != RrlVerdict::kAllow;
     if (verdict == RrlVerdict::kDrop) {
       info.dropped = true;

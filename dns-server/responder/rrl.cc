@@ -66,18 +66,9 @@ uint64_t RateLimiter::Key(const IpAddress& source, RrlClass cls,
                Mix64(what ^ (uint64_t{1} + static_cast<uint64_t>(cls)) << 56));
 }
 
-void RateLimiter::Prefetch(const IpAddress& source, RrlClass cls,
-                           uint64_t response) const {
-  if (options_.enabled) {
-    __builtin_prefetch(Pair(Key(source, cls, response)), /*rw=*/1);
-  }
-}
-
-RrlVerdict RateLimiter::Check(const IpAddress& source, RrlClass cls,
-                              uint64_t response, uint64_t now) {
+RrlVerdict RateLimiter::Check(uint64_t key, RrlClass cls, uint64_t now) {
   if (!options_.enabled) return RrlVerdict::kAllow;
   const Rate& rate = rates_[static_cast<int>(cls)];
-  const uint64_t key = Key(source, cls, response);
   const uint64_t now_us = std::min(now, kTimeMask);
   const uint64_t tag = key >> kTagShift;
   uint64_t* words = Pair(key);
