@@ -257,8 +257,8 @@ class TcpServer::Loop {
   // Answers buffered complete queries until the output is backed up.
   bool Answer(Conn& c) {
     std::optional<QueryRefs> refs;  // taken once there is a query
-    const QueryMeta meta{c.peer, Transport::kTcp, runtime::WallMs(),
-                         static_cast<uint64_t>(runtime::MonoUs())};
+    const QueryMeta meta{c.peer, Transport::kTcp, runtime::CoarseWallMs(),
+                         static_cast<uint64_t>(runtime::CoarseMonoUs())};
     const uint32_t budget = server_.options_.max_queries_per_connection;
     bool completed = false;
     while (c.pending() <= kMaxUnsentOutput) {

@@ -176,8 +176,8 @@ void UdpServer::Run(Worker& w) {
     const QueryRefs refs = QueryRefs::Take(context_);
     QueryMeta meta;
     meta.transport = Transport::kUdp;
-    meta.now_ms = runtime::WallMs();
-    meta.mono_us = static_cast<uint64_t>(runtime::MonoUs());
+    meta.now_ms = runtime::CoarseWallMs();
+    meta.mono_us = static_cast<uint64_t>(runtime::CoarseMonoUs());
     size_t answers = 0;
     for (int i = 0; i < got; ++i) {
       const msghdr& h = w.in_msgs[i].msg_hdr;
