@@ -108,7 +108,9 @@ class RangeTable {
     size_t range = 0;  // the range holding the bucket's first key
     for (size_t b = 0; b < buckets; ++b) {
       const Key first = static_cast<Key>(static_cast<Key>(b) << shift_);
-      const Key last = static_cast<Key>(first | LowMask(shift_));
+      // shift_ < kKeyBits: the index has at least kMinIndexBits bits.
+      const Key last =
+          static_cast<Key>(first | ((static_cast<Key>(1) << shift_) - 1));
       while (range + 1 < size_ && entries_[range + 1].start <= first) ++range;
       size_t end = range;  // the range holding its last key
       while (end + 1 < size_ && entries_[end + 1].start <= last) ++end;
@@ -181,10 +183,6 @@ class RangeTable {
 
   static int CommonBits(Key a, Key b) {
     return std::countl_zero(static_cast<Key>(a ^ b));
-  }
-  static Key LowMask(int bits) {
-    return bits >= kKeyBits ? std::numeric_limits<Key>::max()
-                            : static_cast<Key>((Key{1} << bits) - 1);
   }
   // The last key of range i.
   Key LastOf(size_t i) const {
