@@ -107,6 +107,7 @@ GeoStore::Reload GeoStore::ReloadIfChanged(Clock::time_point now) {
   std::shared_ptr<const GeoResolver> next = Build(ids, error);
   if (!next) return Fail(std::move(ids), std::move(error));
   current_.store(std::move(next), std::memory_order_release);
+  loads_.fetch_add(1, std::memory_order_release);
   loaded_ids_ = std::move(ids);
   failed_ids_.reset();
   ++status_.reloads;

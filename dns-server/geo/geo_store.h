@@ -55,6 +55,8 @@ class GeoStore {
   std::shared_ptr<const GeoResolver> Current() const {
     return current_.load(std::memory_order_acquire);
   }
+  // Counts the resolvers loaded so far (see SnapshotStore::serves).
+  uint64_t loads() const { return loads_.load(std::memory_order_acquire); }
 
   // Checks the files and reloads them when changed (the first call always
   // loads). kFailed while the files are a set that failed: it is not retried
@@ -96,6 +98,7 @@ class GeoStore {
 
   const GeoStoreConfig config_;
   std::atomic<std::shared_ptr<const GeoResolver>> current_;
+  std::atomic<uint64_t> loads_{0};  // bumped after each store to current_
 
   mutable std::mutex mu_;  // guards everything below
   FileIds loaded_ids_;     // of the current resolver

@@ -289,6 +289,7 @@ ServingState::GeoAttach ServingState::AttachGeo(
     if (theirs && theirs->generation() == geo.generation() &&
         classifier_.SameGeoStep(previous->classifier_)) {
       geo_regions_.store(std::move(theirs), std::memory_order_release);
+      geo_attachments_.fetch_add(1, std::memory_order_release);
       return GeoAttach::kReused;
     }
   }
@@ -296,6 +297,7 @@ ServingState::GeoAttach ServingState::AttachGeo(
       GeoRegionMap::Build(classifier_, geo);
   if (!map) return GeoAttach::kNone;
   geo_regions_.store(std::move(map), std::memory_order_release);
+  geo_attachments_.fetch_add(1, std::memory_order_release);
   return GeoAttach::kBuilt;
 }
 

@@ -76,7 +76,7 @@ struct ServedDomain {
 // What exists at one name inside a served zone. A name with none of these set
 // is an empty non-terminal (it exists: NODATA, not NXDOMAIN; RFC 8020).
 struct ServedName {
-  uint32_t zone = kNoIndex;
+  uint32_t zone = kNoIndex;    // the longest served zone holding it (FindZone)
   uint32_t domain = kNoIndex;  // a GSLB name: index into snapshot().domains
   uint32_t grpc_config = kNoIndex;  // _grpc_config.<fqdn> of this domain index
   // _<service>._<protocol>.<fqdn>: this domain index, and the service's index
@@ -142,6 +142,10 @@ class ServingState {
   std::shared_ptr<const GeoRegionMap> geo_regions() const {
     return geo_regions_.load(std::memory_order_acquire);
   }
+  // Counts the maps attached so far (see SnapshotStore::serves).
+  uint64_t geo_attachments() const {
+    return geo_attachments_.load(std::memory_order_acquire);
+  }
 
  private:
   struct KeyHash {
@@ -173,6 +177,7 @@ class ServingState {
   std::shared_ptr<const Snapshot> snapshot_;
   Classifier classifier_;
   mutable std::atomic<std::shared_ptr<const GeoRegionMap>> geo_regions_;
+  mutable std::atomic<uint64_t> geo_attachments_{0};
   std::vector<ServedZone> zones_;
   std::vector<ServedDomain> domains_;
   NameMap<uint32_t> zone_index_;

@@ -111,6 +111,7 @@ void SnapshotStore::SwapTo(size_t index) {
   if (on_serve_) on_serve_(history_[index].state);
   current_index_ = index;
   current_.store(history_[index].state, std::memory_order_release);
+  serves_.fetch_add(1, std::memory_order_release);
   if (after_serve_) after_serve_();
 }
 

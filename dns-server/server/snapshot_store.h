@@ -74,6 +74,9 @@ class SnapshotStore {
   std::shared_ptr<const ServingState> Current() const {
     return current_.load(std::memory_order_acquire);
   }
+  // Counts the states served so far: a reader that saw the same count before
+  // Current() still holds what Current() would return (query_context.h).
+  uint64_t serves() const { return serves_.load(std::memory_order_acquire); }
 
   // A snapshot document (strict ParseSnapshot). `error`, if given, says why a
   // load was rejected.
@@ -115,6 +118,7 @@ class SnapshotStore {
   std::function<void()> after_serve_;
   std::function<void(const std::shared_ptr<const ServingState>&)> on_serve_;
   std::atomic<std::shared_ptr<const ServingState>> current_;
+  std::atomic<uint64_t> serves_{0};  // bumped after each store to current_
 
   mutable std::mutex mu_;
   std::deque<Entry> history_;  // load order, oldest first

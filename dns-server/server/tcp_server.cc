@@ -43,6 +43,7 @@ class TcpServer::Loop {
         epoll_(::epoll_create1(EPOLL_CLOEXEC)),
         responder_(server.context_.responder, seed, server.context_.rrl),
         observer_(server.context_.telemetry->AddWorker()),
+        refs_(server.context_),
         answer_(65535),
         read_buf_(kReadChunk) {}
 
@@ -109,6 +110,8 @@ class TcpServer::Loop {
                      {{"error", runtime::ErrnoText(errno)}});
         return;
       }
+      // A quiet tick: nothing here keeps a replaced state alive.
+      if (n == 0) refs_.Release();
       for (int i = 0; i < n; ++i) {
         const int fd = events[i].data.fd;
         if (fd == server_.stop_.fd()) return;
@@ -256,7 +259,7 @@ class TcpServer::Loop {
 
   // Answers buffered complete queries until the output is backed up.
   bool Answer(Conn& c) {
-    std::optional<QueryRefs> refs;  // taken once there is a query
+    const QueryRefs* refs = nullptr;  // checked once there is a query
     const QueryMeta meta{c.peer, Transport::kTcp, runtime::CoarseWallMs(),
                          static_cast<uint64_t>(runtime::CoarseMonoUs())};
     const uint32_t budget = server_.options_.max_queries_per_connection;
@@ -275,7 +278,7 @@ class TcpServer::Loop {
       completed = true;
       ++c.queries;
       queries.Add();
-      if (!refs) refs = QueryRefs::Take(server_.context_);
+      if (!refs) refs = &refs_.Get();
       const size_t size =
           observer_->Respond(responder_, *refs, meta, *query, answer_);
       if (size > 0) c.out.Append({answer_.data(), size});
@@ -368,6 +371,7 @@ class TcpServer::Loop {
   std::unordered_map<int, std::unique_ptr<Conn>> conns_;
   Responder responder_;
   QueryObserver* observer_;
+  WorkerRefs refs_;
   std::vector<uint8_t> answer_;
   std::vector<uint8_t> read_buf_;
   std::thread thread_;

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 
 #include <cerrno>
 #include <chrono>
@@ -12,6 +13,7 @@
 #include "ax/runtime/clock.h"
 #include "ax/runtime/log.h"
 #include "ax/runtime/random_seed.h"
+#include "geo/huge_page_buffer.h"
 #include "server/counter.h"
 #include "server/telemetry.h"
 
@@ -22,13 +24,29 @@ namespace {
 constexpr size_t kMaxQuery = 4096;
 // Our answers never exceed the advertised EDNS size, capped at 4096.
 constexpr size_t kMaxAnswer = 4096;
+// A batch's buffers are a slot each, one cache line further than a plain
+// 4 KiB stride: the starts of 4 KiB-apart buffers (where every datagram and
+// answer is) would all fall in one L1 set, which holds 12 lines, and a full
+// batch touches 128 of them.
+constexpr size_t kSlot = 4096 + 64;
+static_assert(kMaxQuery <= kSlot && kMaxAnswer <= kSlot);
 
-// Receives block (the worker sleeps in recvmmsg, not in poll); sends keep
-// MSG_DONTWAIT: a full send buffer drops an answer rather than stalling reads.
+// A worker that received nothing for this long lets go of its references
+// (WorkerRefs::Release): a replaced snapshot is not kept alive by idle workers.
+constexpr timeval kIdleRelease = {.tv_sec = 1, .tv_usec = 0};
+
+// Receives block (the worker sleeps in recvmmsg, not in poll) for at most
+// kIdleRelease; sends keep MSG_DONTWAIT: a full send buffer drops an answer
+// rather than stalling reads.
 bool MakeReceivesBlock(int fd, std::string* error) {
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
     *error = "fcntl: " + runtime::ErrnoText(errno);
+    return false;
+  }
+  if (::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &kIdleRelease,
+                   sizeof(kIdleRelease)) != 0) {
+    *error = "SO_RCVTIMEO: " + runtime::ErrnoText(errno);
     return false;
   }
   return true;
@@ -40,16 +58,16 @@ struct UdpServer::Worker {
   Worker(const UdpOptions& options, const QueryContext& context, uint64_t seed)
       : responder(context.responder, seed, context.rrl),
         observer(context.telemetry->AddWorker()),
+        refs(context),
         batch(static_cast<size_t>(options.batch)),
-        in_bufs(batch * kMaxQuery),
-        out_bufs(batch * kMaxAnswer),
+        buffers(2 * batch * kSlot),
         names(batch),
         in_iov(batch),
         out_iov(batch),
         in_msgs(batch),
         out_msgs(batch) {
     for (size_t i = 0; i < batch; ++i) {
-      in_iov[i] = {&in_bufs[i * kMaxQuery], kMaxQuery};
+      in_iov[i] = {In(i), kMaxQuery};
       msghdr& h = in_msgs[i].msg_hdr;
       h = {};
       h.msg_name = &names[i];
@@ -69,12 +87,20 @@ struct UdpServer::Worker {
     }
   }
 
+  // Slot i of the datagrams received / of the answers to send.
+  uint8_t* In(size_t i) const {
+    return static_cast<uint8_t*>(buffers.data()) + i * kSlot;
+  }
+  uint8_t* Out(size_t i) const { return In(batch + i); }
+
   runtime::Fd socket;
   Responder responder;
   QueryObserver* observer;
+  WorkerRefs refs;
   size_t batch;
-  std::vector<uint8_t> in_bufs;
-  std::vector<uint8_t> out_bufs;
+  // Every slot in one mapping on huge pages: a full batch writes 128 slots,
+  // which in 4 KiB pages would take as many TLB entries.
+  HugePageBuffer buffers;
   std::vector<sockaddr_storage> names;
   std::vector<iovec> in_iov;
   std::vector<iovec> out_iov;
@@ -169,11 +195,12 @@ void UdpServer::Run(Worker& w) {
                      {{"error", runtime::ErrnoText(errno)}});
         return;
       }
+      if (got < 0 && errno == EAGAIN) w.refs.Release();  // idle (kIdleRelease)
       continue;
     }
     w.received.Add(static_cast<uint64_t>(got));
 
-    const QueryRefs refs = QueryRefs::Take(context_);
+    const QueryRefs& refs = w.refs.Get();
     QueryMeta meta;
     meta.transport = Transport::kUdp;
     meta.now_ms = runtime::CoarseWallMs();
@@ -186,10 +213,11 @@ void UdpServer::Run(Worker& w) {
         continue;
       }
       meta.source = runtime::Endpoint::FromSockaddr(w.names[i]).ip;
-      uint8_t* out = &w.out_bufs[answers * kMaxAnswer];
+      uint8_t* out = w.Out(answers);
       const size_t size = w.observer->Respond(
           w.responder, refs, meta,
-          {&w.in_bufs[i * kMaxQuery], w.in_msgs[i].msg_len}, {out, kMaxAnswer});
+          {w.In(static_cast<size_t>(i)), w.in_msgs[i].msg_len},
+          {out, kMaxAnswer});
       if (size == 0) {
         w.dropped.Add(1);
         continue;
