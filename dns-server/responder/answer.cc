@@ -303,10 +303,12 @@ AnswerOutcome AnswerInternet(const AnswerContext& ctx, const Question& q,
   if (q.qtype == kTypeAxfr || q.qtype == kTypeIxfr)
     return {kRcodeRefused, false, 0};
   const ServingState& state = ctx.state;
-  const uint32_t zone_index = state.FindZone(q.lower.key());
+  // A served name knows its zone: one lookup instead of one per label for
+  // nearly every query; only names we do not serve search for their zone.
+  const ServedName* name = state.FindName(q.lower.key());
+  const uint32_t zone_index = name ? name->zone : state.FindZone(q.lower.key());
   if (zone_index == kNoIndex) return {kRcodeRefused, false, 0};  // not our zone
   const ServedZone& zone = state.zone(zone_index);
-  const ServedName* name = state.FindName(q.lower.key());
   if (!name) return Negative(w, state, zone, kRcodeNxDomain);
   if (name->apex && (q.qtype == kTypeSoa || q.qtype == kTypeAny)) {
     // ANY at the apex: the SOA alone (RFC 8482 §4.1).

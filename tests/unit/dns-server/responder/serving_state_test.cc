@@ -215,5 +215,32 @@ TEST(ServingStateTest, IndexesInZoneNameServers) {
   EXPECT_EQ(deep->name_server, 0u);
 }
 
+TEST(ServingStateTest, EveryNameKnowsTheLongestZoneHoldingIt) {
+  // The responder takes a served name's zone from the name (answer.cc): it
+  // must be the zone FindZone would give, under a child zone too.
+  std::string error;
+  const ZoneConfig parent{
+      .name = "example.test",
+      .ns = {{.name = "ns1.example.test", .addresses = {kNsV4}},
+             {.name = "ns.deep.example.test"}}};
+  const ZoneConfig child{
+      .name = "deep.example.test",
+      .ns = {{.name = "ns.deep.example.test", .addresses = {kNsV6}}}};
+  auto state = Make(testing::ResponderWorld(), {parent, child}, &error);
+  ASSERT_NE(state, nullptr) << error;
+  size_t in_child = 0;
+  for (const char* text :
+       {"example.test", "www.example.test", "_grpc_config.api.example.test",
+        "_http._tcp.www.example.test", "deep.example.test",
+        "x.deep.example.test", "ns1.example.test", "ns.deep.example.test"}) {
+    SCOPED_TRACE(text);
+    const ServedName* name = state->FindName(Wire(text));
+    ASSERT_NE(name, nullptr);
+    EXPECT_EQ(name->zone, state->FindZone(Wire(text)));
+    if (name->zone == state->FindZone(Wire("deep.example.test"))) ++in_child;
+  }
+  EXPECT_EQ(in_child, 3u);
+}
+
 }  // namespace
 }  // namespace ax::dns
