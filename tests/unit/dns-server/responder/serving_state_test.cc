@@ -185,8 +185,10 @@ TEST(ServingStateTest, RefusesUnusableCombinations) {
   }
 }
 
-TEST(ServingStateTest, IndexesInZoneNameServers) {
-  std::string error;
+// The responder world served in example.test and its child zone
+// deep.example.test, each with a name server inside it and example.test with
+// one outside too.
+std::shared_ptr<const ServingState> MakeNested(std::string* error) {
   const ZoneConfig parent{
       .name = "example.test",
       .ns = {{.name = "ns.example.net"},
@@ -195,7 +197,12 @@ TEST(ServingStateTest, IndexesInZoneNameServers) {
   const ZoneConfig child{
       .name = "deep.example.test",
       .ns = {{.name = "ns.deep.example.test", .addresses = {kNsV6}}}};
-  auto state = Make(testing::ResponderWorld(), {parent, child}, &error);
+  return Make(testing::ResponderWorld(), {parent, child}, error);
+}
+
+TEST(ServingStateTest, IndexesInZoneNameServers) {
+  std::string error;
+  auto state = MakeNested(&error);
   ASSERT_NE(state, nullptr) << error;
   const uint32_t zone = state->FindZone(Wire("example.test"));
   const ServedZone& z = state->zone(zone);
@@ -219,14 +226,7 @@ TEST(ServingStateTest, EveryNameKnowsTheLongestZoneHoldingIt) {
   // The responder takes a served name's zone from the name (answer.cc): it
   // must be the zone FindZone would give, under a child zone too.
   std::string error;
-  const ZoneConfig parent{
-      .name = "example.test",
-      .ns = {{.name = "ns1.example.test", .addresses = {kNsV4}},
-             {.name = "ns.deep.example.test"}}};
-  const ZoneConfig child{
-      .name = "deep.example.test",
-      .ns = {{.name = "ns.deep.example.test", .addresses = {kNsV6}}}};
-  auto state = Make(testing::ResponderWorld(), {parent, child}, &error);
+  auto state = MakeNested(&error);
   ASSERT_NE(state, nullptr) << error;
   size_t in_child = 0;
   for (const char* text :
