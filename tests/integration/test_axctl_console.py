@@ -320,8 +320,8 @@ def test_rollback_and_resume(cluster, operator):
     cluster.kubectl("patch", "axdom", "www", "-n", NS, "--type", "merge", "-p",
                     json.dumps({"spec": {"maxAnswers": 1}}))
     changed = wait_for("the change published",
-                       lambda: route_table(cluster)[1]["domains"][0]["maxAnswers"] == 1
-                       and served(), 30)
+                       lambda: (t := route_table(cluster))[1]["domains"][0]["maxAnswers"] == 1
+                       and (t[0], t[1]["contentHash"]), 30)
     kept = kept_versions(cluster)
     assert [k["serving"] for k in kept][-1] is True
     r = axctl(cluster, "rollback", "--list")
