@@ -243,13 +243,7 @@ double RampShare(const Candidate& c, int64_t slow_start_ms, int64_t now_ms) {
 }
 
 uint64_t ClientCohort(const IpAddress& client) {
-  const IpAddress subnet = Mask(client, CohortPrefixLength(client.family));
-  uint64_t hi = 0, lo = 0;
-  for (int i = 0; i < 8; ++i) {
-    hi = hi << 8 | subnet.bytes[i];
-    lo = lo << 8 | subnet.bytes[i + 8];
-  }
-  return Mix64(Mix64(hi ^ static_cast<uint64_t>(client.family)) ^ lo);
+  return PrefixHash(client, CohortPrefixLength(client.family));
 }
 
 double DistanceKm(const GeoPoint& a, const GeoPoint& b) {

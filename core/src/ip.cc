@@ -35,22 +35,6 @@ IpAddress LastAddress(const IpPrefix& prefix) {
   return last;
 }
 
-IpAddress Mask(const IpAddress& ip, int length) {
-  IpAddress out = ip;
-  if (length < 0) length = 0;
-  const int bits = ip.BitLength();
-  if (length >= bits) return out;
-  for (int i = 0; i < 16; ++i) {
-    const int start = i * 8;
-    if (start >= length) {
-      out.bytes[i] = 0;
-    } else if (start + 8 > length) {
-      out.bytes[i] &= static_cast<uint8_t>(0xFF << (8 - (length - start)));
-    }
-  }
-  return out;
-}
-
 bool IpPrefix::Contains(const IpAddress& ip) const {
   return ip.family == address.family && Mask(ip, length) == address;
 }

@@ -17,15 +17,8 @@ constexpr uint64_t kTimeMask =
 constexpr int kCasAttempts = 4;
 
 uint64_t PrefixKey(const IpAddress& source, const RrlOptions& o) {
-  const int bits =
-      source.family == IpFamily::kV4 ? o.ipv4_prefix : o.ipv6_prefix;
-  const IpAddress prefix = Mask(source, bits);
-  uint64_t hi = 0, lo = 0;
-  for (int i = 0; i < 8; ++i) {
-    hi = hi << 8 | prefix.bytes[i];
-    lo = lo << 8 | prefix.bytes[i + 8];
-  }
-  return Mix64(Mix64(hi ^ static_cast<uint64_t>(source.family)) ^ lo);
+  return PrefixHash(
+      source, source.family == IpFamily::kV4 ? o.ipv4_prefix : o.ipv6_prefix);
 }
 
 }  // namespace

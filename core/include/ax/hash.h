@@ -1,7 +1,8 @@
 // Stable, portable hashing: the same bytes hash the same on every build and
 // machine, so values may be stored (snapshot content hashes) or shared between
 // processes (canary cohorts). Not for security: nothing here resists a
-// deliberate collision.
+// deliberate collision. The constants are the published ones, so hashes
+// stored in snapshots stay comparable across releases.
 #pragma once
 
 #include <cstdint>
@@ -12,11 +13,24 @@ namespace ax {
 inline constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
 
 // FNV-1a 64. `seed` chains calls: Fnv1a64(b, Fnv1a64(a)) == Fnv1a64(a + b).
-uint64_t Fnv1a64(std::string_view data, uint64_t seed = kFnvOffset);
+// Inline, as Mix64: the DNS workers hash every query's name and client.
+inline uint64_t Fnv1a64(std::string_view data, uint64_t seed = kFnvOffset) {
+  constexpr uint64_t kPrime = 0x100000001b3ULL;
+  uint64_t h = seed;
+  for (const char c : data) {
+    h ^= static_cast<unsigned char>(c);
+    h *= kPrime;
+  }
+  return h;
+}
 
 // The splitmix64 finaliser: a bijection that spreads every input bit over the
 // output, for turning weak keys (indices, FNV of short strings) into well-mixed
 // ones.
-uint64_t Mix64(uint64_t x);
+inline uint64_t Mix64(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
 
 }  // namespace ax

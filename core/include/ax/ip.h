@@ -3,11 +3,16 @@
 // resolution here.
 #pragma once
 
+#include <endian.h>
+
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "ax/hash.h"
 
 namespace ax {
 
@@ -46,8 +51,54 @@ std::optional<IpAddress> ParseIp(std::string_view text);
 std::optional<IpPrefix> ParsePrefix(std::string_view text,
                                     std::string* error = nullptr);
 
+namespace ip_internal {
+
+// The 16 octets as two big-endian words, bit 0 the top bit of hi: masking
+// and hashing take two word operations each instead of a loop over octets.
+struct Words {
+  uint64_t hi = 0;
+  uint64_t lo = 0;
+};
+
+inline Words ToWords(const IpAddress& ip) {
+  uint64_t w[2];
+  std::memcpy(w, ip.bytes.data(), sizeof(w));
+  return {be64toh(w[0]), be64toh(w[1])};
+}
+
+// The first `length` bits of `w` (clamped to 0..128), the rest cleared.
+inline Words KeepBits(Words w, int length) {
+  auto top = [](int n) -> uint64_t {
+    if (n <= 0) return 0;
+    return n >= 64 ? ~uint64_t{0} : ~uint64_t{0} << (64 - n);
+  };
+  return {w.hi & top(length), w.lo & top(length - 64)};
+}
+
+}  // namespace ip_internal
+
 // Clears every bit past `length` (clamped to the family's bit length).
-IpAddress Mask(const IpAddress& ip, int length);
+// Inline, as PrefixHash: the DNS workers mask and hash every query's client,
+// and a call returns the address through memory that is read back wider
+// than it was written (a stalled store-to-load forward).
+inline IpAddress Mask(const IpAddress& ip, int length) {
+  if (length >= ip.BitLength()) return ip;
+  const ip_internal::Words kept =
+      ip_internal::KeepBits(ip_internal::ToWords(ip), length);
+  IpAddress out;
+  out.family = ip.family;
+  const uint64_t big_endian[2] = {htobe64(kept.hi), htobe64(kept.lo)};
+  std::memcpy(out.bytes.data(), big_endian, sizeof(big_endian));
+  return out;
+}
+
+// A stable hash (hash.h) of the prefix Mask(ip, length) and its family: the
+// key of a client subnet (canary cohorts, rate-limit prefixes).
+inline uint64_t PrefixHash(const IpAddress& ip, int length) {
+  ip_internal::Words w = ip_internal::ToWords(ip);
+  if (length < ip.BitLength()) w = ip_internal::KeepBits(w, length);
+  return Mix64(Mix64(w.hi ^ static_cast<uint64_t>(ip.family)) ^ w.lo);
+}
 // The last address of `prefix` (every bit past its length set).
 IpAddress LastAddress(const IpPrefix& prefix);
 

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace ax {
 namespace {
 
@@ -54,6 +56,42 @@ TEST(IpTest, ContainsRespectsFamilyAndMask) {
             "2001:db8:ff00::/40");
   EXPECT_EQ(FormatIp(Mask(*ParseIp("2001:db8:1234:5678::1"), 56)),
             "2001:db8:1234:5600::");
+}
+
+// Mask works on whole words: every boundary inside and between them.
+TEST(IpTest, MaskClearsExactlyThePastBitsAtEveryLength) {
+  const IpAddress v6 = *ParseIp("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff");
+  for (int length = -1; length <= 129; ++length) {
+    const IpAddress masked = Mask(v6, length);
+    const int kept = std::clamp(length, 0, 128);
+    for (int bit = 0; bit < 128; ++bit) {
+      ASSERT_EQ(masked.Bit(bit), bit < kept) << "/" << length << " bit " << bit;
+    }
+  }
+  const IpAddress v4 = *ParseIp("255.255.255.255");
+  EXPECT_EQ(FormatIp(Mask(v4, 20)), "255.255.240.0");
+  EXPECT_EQ(FormatIp(Mask(v4, 0)), "0.0.0.0");
+  EXPECT_EQ(Mask(v4, 32), v4);
+  EXPECT_EQ(Mask(v4, 33), v4);
+  EXPECT_EQ(Mask(v4, 20).family, IpFamily::kV4);
+}
+
+// Cohorts are shared between processes (ax-dns and axctl simulate) and
+// releases: the values are pinned to the formula's (splitmix64 over the
+// masked address's big-endian words, the family folded into the first).
+TEST(IpTest, PrefixHashIsTheStableHashOfTheMaskedPrefix) {
+  const IpAddress v4 = *ParseIp("10.1.2.3");
+  EXPECT_EQ(PrefixHash(v4, 24), 0xaa2565cf483f69eaULL);
+  EXPECT_EQ(PrefixHash(v4, 32), 0x347152d1bab1d471ULL);
+  EXPECT_EQ(PrefixHash(*ParseIp("2001:db8:1234:5678::1"), 56),
+            0x68919c8ea6c1b122ULL);
+  EXPECT_EQ(PrefixHash(v4, 24), PrefixHash(*ParseIp("10.1.2.200"), 24));
+  EXPECT_NE(PrefixHash(v4, 24), PrefixHash(*ParseIp("10.1.3.3"), 24));
+  EXPECT_EQ(PrefixHash(v4, 24), PrefixHash(Mask(v4, 24), 32));
+  // The same bits in the other family are another prefix.
+  IpAddress as_v6 = v4;
+  as_v6.family = IpFamily::kV6;
+  EXPECT_NE(PrefixHash(v4, 24), PrefixHash(as_v6, 24));
 }
 
 }  // namespace
