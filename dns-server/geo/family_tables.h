@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ax/ip.h"
+#include "ax/prefetch.h"
 #include "geo/range_table.h"
 
 namespace ax::dns {
@@ -34,6 +35,17 @@ struct FamilyTables {
     }
     const auto hit = v6.Find(KeyV6(ip));
     return {hit.value, hit.prefix_length};
+  }
+
+  // Starts loading what Find(ip) reads first; PrefetchRanges, a while later
+  // (once that has arrived), what it reads next (RangeTable's addresses).
+  void Prefetch(const IpAddress& ip) const {
+    ax::Prefetch(ip.family == IpFamily::kV4 ? v4.BucketAddress(KeyV4(ip))
+                                            : v6.BucketAddress(KeyV6(ip)));
+  }
+  void PrefetchRanges(const IpAddress& ip) const {
+    ax::Prefetch(ip.family == IpFamily::kV4 ? v4.RangesAddress(KeyV4(ip))
+                                            : v6.RangesAddress(KeyV6(ip)));
   }
 
   // Tables over the same ranges with every value v (below `value_count`)

@@ -144,6 +144,18 @@ class RangeTable {
     return {at->value, ScopeWithin(key, at->start, LastOf(i))};
   }
 
+  // What Find(key) reads first: the key's bucket; and next, after reading
+  // that bucket, the middle of the ranges it searches (null: none, the
+  // bucket holds the answer). For ax::Prefetch.
+  const void* BucketAddress(Key key) const {
+    return &buckets_[static_cast<size_t>(key >> shift_)];
+  }
+  const void* RangesAddress(Key key) const {
+    const Bucket bucket = buckets_[static_cast<size_t>(key >> shift_)];
+    if (bucket.first & kWhole) return nullptr;
+    return entries_ + (bucket.first + bucket.second + 1) / 2;
+  }
+
   // Calls fn(start, value) for every range in order.
   template <typename Fn>
   void ForEach(Fn fn) const {

@@ -305,7 +305,7 @@ AnswerOutcome AnswerInternet(const AnswerContext& ctx, const Question& q,
   const ServingState& state = ctx.state;
   // A served name knows its zone: one lookup instead of one per label for
   // nearly every query; only names we do not serve search for their zone.
-  const ServedName* name = state.FindName(q.lower.key());
+  const ServedName* name = state.FindName({q.lower.key(), ctx.name_hash});
   const uint32_t zone_index = name ? name->zone : state.FindZone(q.lower.key());
   if (zone_index == kNoIndex) return {kRcodeRefused, false, 0};  // not our zone
   const ServedZone& zone = state.zone(zone_index);

@@ -25,6 +25,7 @@ struct AnswerContext {
   int64_t now_ms;
   Rng& rng;
   ResponseInfo& info;  // domain, region, route and geo_failed are filled in
+  size_t name_hash;    // ServingState::NameHash of the question's name
 };
 
 struct AnswerOutcome {

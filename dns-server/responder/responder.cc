@@ -7,6 +7,7 @@
 #include "ax/hash.h"
 #include "responder/answer.h"
 #include "responder/client_subnet.h"
+#include "responder/geo_regions.h"
 #include "responder/rrl.h"
 #include "wire/edns.h"
 #include "wire/message_reader.h"
@@ -40,8 +41,10 @@ uint16_t EchoedFlags(const Header& query) {
 // What RRL counts an answer as within its class (rrl.h): the name, type and
 // client subnet. Known before the answer is, so its bucket can be fetched
 // while the answer is built.
-uint64_t RrlAnswerKey(const ParsedQuery& q, const ClientAddress& client) {
-  uint64_t name = Fnv1a64(q.question.lower.key());
+uint64_t RrlAnswerKey(const PreparedQuery& p) {
+  const ParsedQuery& q = p.q;
+  const ClientAddress& client = p.client;
+  uint64_t name = p.name_hash;
   name ^= uint64_t{q.question.qtype} << 48;
   if (client.from_ecs) {
     const IpAddress& a = client.address;
@@ -62,6 +65,12 @@ uint64_t RrlOtherResponse(RrlClass cls, const ServingState* state,
   return 0;
 }
 
+// A query that gets an answer from the zones (rather than an error rcode).
+bool Answerable(const PreparedQuery& p) {
+  return p.q.header.opcode() == kOpcodeQuery && p.well_formed &&
+         p.q.edns.version == 0;
+}
+
 }  // namespace
 
 Responder::Responder(ResponderOptions options, uint64_t rng_seed,
@@ -70,18 +79,55 @@ Responder::Responder(ResponderOptions options, uint64_t rng_seed,
 
 size_t Responder::Respond(const ServingState* state, GeoRefs geo,
                           const QueryMeta& meta, std::span<const uint8_t> query,
-                          std::span<uint8_t> out, ResponseInfo* info_out) {
+                          std::span<uint8_t> out, ResponseInfo* info) {
+  PreparedQuery p;
+  Prepare(geo, meta, query, &p);
+  return Complete(state, geo, meta, p, out, info);
+}
+
+void Responder::Prepare(GeoRefs geo, const QueryMeta& meta,
+                        std::span<const uint8_t> query,
+                        PreparedQuery* p) const {
+  ParsedQuery& q = p->q;
+  // Too short to answer, or itself a response (answering those invites loops).
+  p->parsed = ParseHeader(query, &q.header) && !q.header.qr();
+  if (!p->parsed) return;
+  p->source = Unmapped(meta.source);
+  p->well_formed = ParseQuery(query, &q) == ParseStatus::kOk;
+  p->client = ChooseClientAddress(p->source, q.edns, options_.ecs_max_v4,
+                                  options_.ecs_max_v6);
+  p->name_hash =
+      q.has_question ? ServingState::NameHash(q.question.lower.key()) : 0;
+  if (geo.regions != nullptr) geo.regions->Prefetch(p->client.address);
+  // Most responses are answers: their bucket is a cache miss in a table of
+  // megabytes. Only an answerable query gets an answer (NOERROR), so the key
+  // is kept for Check.
+  p->rrl_key = 0;
+  if (rrl_ && meta.transport == Transport::kUdp && Answerable(*p)) {
+    p->rrl_key = rrl_->Key(p->source, RrlClass::kAnswer, RrlAnswerKey(*p));
+    rrl_->Prefetch(p->rrl_key);
+  }
+}
+
+void Responder::PrefetchMore(GeoRefs geo, const PreparedQuery& p) {
+  if (geo.regions != nullptr && p.parsed) {
+    geo.regions->PrefetchRanges(p.client.address);
+  }
+}
+
+size_t Responder::Complete(const ServingState* state, GeoRefs geo,
+                           const QueryMeta& meta, const PreparedQuery& p,
+                           std::span<uint8_t> out, ResponseInfo* info_out) {
   ResponseInfo scratch;
   ResponseInfo& info = info_out ? *info_out : scratch;
   info = ResponseInfo{};
-  ParsedQuery q;
-  // Too short to answer, or itself a response (answering those invites loops).
-  if (!ParseHeader(query, &q.header) || q.header.qr()) {
+  if (!p.parsed) {
     info.dropped = true;
     return 0;
   }
-  const IpAddress source = Unmapped(meta.source);
-  const bool well_formed = ParseQuery(query, &q) == ParseStatus::kOk;
+  const ParsedQuery& q = p.q;
+  const IpAddress& source = p.source;
+  const bool well_formed = p.well_formed;
   const EdnsQuery& edns = q.edns;
   info.qtype = q.question.qtype;
 
@@ -91,11 +137,9 @@ size_t Responder::Respond(const ServingState* state, GeoRefs geo,
   if (q.has_question) {
     w.AddQuestion(q.question.name, q.question.qtype, q.question.qclass);
   }
-  const MessageWriter::Mark after_question = w.mark();
 
   // RFC 7871 §7.2.1: a query's valid ECS option is echoed, whatever the answer.
-  const bool answerable =
-      q.header.opcode() == kOpcodeQuery && well_formed && edns.version == 0;
+  const bool answerable = Answerable(p);
   ClientSubnet ecs_echo = edns.client_subnet;
   EdnsReply reply{.udp_size = std::max<uint16_t>(options_.edns_udp_size,
                                                  kMaxUdpWithoutEdns),
@@ -108,18 +152,13 @@ size_t Responder::Respond(const ServingState* state, GeoRefs geo,
   // RFC 6891 §7: room for the OPT record is kept whatever else is dropped.
   w.set_limit(limit > opt_size ? limit - opt_size : 0);
 
-  const ClientAddress client = ChooseClientAddress(
-      source, edns, options_.ecs_max_v4, options_.ecs_max_v6);
+  const ClientAddress& client = p.client;
   info.client = client;
   const bool limited = rrl_ && meta.transport == Transport::kUdp;
-  // Most responses are answers: their bucket is a cache miss in a table of
-  // megabytes, fetched now so that it arrives while the answer is built. Only
-  // an answerable query gets an answer (NOERROR), so the key is kept for Check.
-  uint64_t rrl_key = 0;
-  if (limited && answerable) {
-    rrl_key = rrl_->Key(source, RrlClass::kAnswer, RrlAnswerKey(q, client));
-    rrl_->Prefetch(rrl_key);
-  }
+  uint64_t rrl_key = p.rrl_key;
+  // Taken here, not right after AddQuestion: read at once, the writer's
+  // fields waited on AddQuestion's narrower stores (a stalled forward).
+  const MessageWriter::Mark after_question = w.mark();
   AnswerOutcome outcome;
   if (q.header.opcode() != kOpcodeQuery) {
     outcome.rcode = kRcodeNotImp;  // RFC 1035 §4.1.1
@@ -130,7 +169,8 @@ size_t Responder::Respond(const ServingState* state, GeoRefs geo,
   } else if (!state) {
     outcome.rcode = kRcodeServFail;
   } else if (q.question.qclass == kClassIn) {
-    const AnswerContext ctx{*state, geo, client, meta.now_ms, rng_, info};
+    const AnswerContext ctx{*state, geo,  client,     meta.now_ms,
+                            rng_,   info, p.name_hash};
     outcome = AnswerInternet(ctx, q.question, w);
   } else if (q.question.qclass == kClassCh) {
     outcome = AnswerChaos(options_.identity, q.question, w);

@@ -16,6 +16,7 @@
 #include "ax/rng.h"
 #include "responder/client_subnet.h"
 #include "responder/serving_state.h"
+#include "wire/message_reader.h"
 
 namespace ax::dns {
 
@@ -73,6 +74,21 @@ struct ResponderOptions {
   int ecs_max_v6 = 56;
 };
 
+// A query parsed, its client chosen and its rate-limit key computed: the
+// first half of Respond (Responder::Prepare). A worker prepares a few queries
+// of a batch before completing any: the loads their answers start with (the
+// rate-limit bucket, the client's region-map bucket) miss the caches, and are
+// prefetched here so that they overlap instead of stalling one by one.
+struct PreparedQuery {
+  ParsedQuery q;
+  IpAddress source;  // the peer, IPv4-mapped addresses unmapped
+  ClientAddress client;
+  size_t name_hash = 0;  // ServingState::NameHash of the question's name
+  uint64_t rrl_key = 0;  // of an answer, when rate-limited and answerable
+  bool parsed = false;   // false: too short, or a response: send nothing
+  bool well_formed = false;
+};
+
 // One per worker thread: owns the worker's RNG. The rate limiter may be shared
 // by every worker (rrl.h) or null (no rate limiting); it is only consulted for
 // UDP.
@@ -87,6 +103,18 @@ class Responder {
   size_t Respond(const ServingState* state, GeoRefs geo, const QueryMeta& meta,
                  std::span<const uint8_t> query, std::span<uint8_t> out,
                  ResponseInfo* info = nullptr);
+
+  // Respond in two halves: Prepare parses `query` into `p` and prefetches
+  // what Complete will read; Complete writes the response. `geo` and `meta`
+  // must be the same for both halves of a query.
+  void Prepare(GeoRefs geo, const QueryMeta& meta,
+               std::span<const uint8_t> query, PreparedQuery* p) const;
+  // Between the two, a while after Prepare: the second of the dependent
+  // loads Complete starts with (geo_regions.h).
+  static void PrefetchMore(GeoRefs geo, const PreparedQuery& p);
+  size_t Complete(const ServingState* state, GeoRefs geo, const QueryMeta& meta,
+                  const PreparedQuery& p, std::span<uint8_t> out,
+                  ResponseInfo* info = nullptr);
 
  private:
   ResponderOptions options_;

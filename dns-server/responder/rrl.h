@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "ax/ip.h"
+#include "ax/prefetch.h"
 #include "geo/huge_page_buffer.h"
 
 namespace ax::dns {
@@ -68,7 +69,7 @@ class RateLimiter {
   // the caches (perf at peak: 92 % of Check on it; with the table on huge
   // pages still ~3.7 % of the core), and work done meanwhile hides it.
   void Prefetch(uint64_t key) const {
-    if (options_.enabled) __builtin_prefetch(Pair(key), /*rw=*/1);
+    if (options_.enabled) ax::Prefetch(Pair(key), /*for_write=*/true);
   }
 
   // Counts one UDP response of class `cls` under `key` (Key(source, cls,

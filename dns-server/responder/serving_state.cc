@@ -273,7 +273,7 @@ uint32_t ServingState::FindZone(std::string_view name) const {
   return kNoIndex;
 }
 
-const ServedName* ServingState::FindName(std::string_view name) const {
+const ServedName* ServingState::FindName(const HashedName& name) const {
   auto it = names_.find(name);
   return it == names_.end() ? nullptr : &it->second;
 }

@@ -113,8 +113,25 @@ class ServingState {
   // Lookups by lower-case wire-format name; no allocation.
   // The index of the longest served zone containing `name`, or kNoIndex.
   uint32_t FindZone(std::string_view name) const;
+
+  // A lowercase wire name with its NameHash: the responder hashes each
+  // question once, for this table and for the rate limiter's key.
+  struct HashedName {
+    std::string_view name;
+    size_t hash = 0;
+    friend bool operator==(const HashedName& a, const std::string& b) {
+      return a.name == b;
+    }
+  };
+  static size_t NameHash(std::string_view name) {
+    return std::hash<std::string_view>{}(name);
+  }
+
   // The name's entry, or null when it does not exist in any served zone.
-  const ServedName* FindName(std::string_view name) const;
+  const ServedName* FindName(std::string_view name) const {
+    return FindName(HashedName{name, NameHash(name)});
+  }
+  const ServedName* FindName(const HashedName& name) const;
 
   const ServedZone& zone(uint32_t index) const { return zones_[index]; }
   const ServedDomain& domain(uint32_t index) const { return domains_[index]; }
@@ -150,9 +167,8 @@ class ServingState {
  private:
   struct KeyHash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const {
-      return std::hash<std::string_view>{}(s);
-    }
+    size_t operator()(std::string_view s) const { return NameHash(s); }
+    size_t operator()(const HashedName& n) const { return n.hash; }
   };
   template <typename V>
   using NameMap = std::unordered_map<std::string, V, KeyHash, std::equal_to<>>;

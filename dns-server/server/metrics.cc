@@ -71,11 +71,11 @@ class Metrics::DataPlane : public prometheus::Collectable {
     auto ecs = Family("ax_dns_ecs_queries_total",
                       "queries carrying a valid EDNS Client Subnet option",
                       MetricType::Counter);
-    auto duration = Family(
-        "ax_dns_request_duration_seconds",
-        "responder time per query (parse, classify, pick, write), sampled "
-        "1 query in 64",
-        MetricType::Histogram);
+    auto duration =
+        Family("ax_dns_request_duration_seconds",
+               "responder time per query (classify, pick, write; not parsing), "
+               "sampled 1 query in 64",
+               MetricType::Histogram);
     for (size_t p = 0; p < kProtocols; ++p) {
       const std::string protocol(ProtocolLabel(p));
       for (size_t t = 0; t < kQtypeLabels; ++t) {

@@ -10,16 +10,23 @@ size_t QueryObserver::Respond(Responder& responder, const QueryRefs& refs,
                               const QueryMeta& meta,
                               std::span<const uint8_t> query,
                               std::span<uint8_t> out) {
+  responder.Prepare(refs.geo_refs(), meta, query, &prepared_);
+  return Respond(responder, refs, meta, prepared_, out);
+}
+
+size_t QueryObserver::Respond(Responder& responder, const QueryRefs& refs,
+                              const QueryMeta& meta, const PreparedQuery& query,
+                              std::span<uint8_t> out) {
   if (until_timed_-- != 0) {
-    const size_t size = responder.Respond(refs.state.get(), refs.geo_refs(),
-                                          meta, query, out, &info_);
+    const size_t size = responder.Complete(refs.state.get(), refs.geo_refs(),
+                                           meta, query, out, &info_);
     Count(refs, meta);
     return size;
   }
   until_timed_ = kTimedEvery - 1;
   const auto start = std::chrono::steady_clock::now();
-  const size_t size = responder.Respond(refs.state.get(), refs.geo_refs(), meta,
-                                        query, out, &info_);
+  const size_t size = responder.Complete(refs.state.get(), refs.geo_refs(),
+                                         meta, query, out, &info_);
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                       std::chrono::steady_clock::now() - start)
                       .count();

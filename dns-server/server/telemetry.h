@@ -26,7 +26,12 @@ class QueryObserver {
 
   explicit QueryObserver(DecisionLog::Producer* log) : log_(log) {}
 
-  // responder.Respond(...) with the accounting around it.
+  // responder.Complete(...) of a prepared query with the accounting around
+  // it (the timed share measures Complete: parsing is not in it).
+  size_t Respond(Responder& responder, const QueryRefs& refs,
+                 const QueryMeta& meta, const PreparedQuery& query,
+                 std::span<uint8_t> out);
+  // The same for a query not prepared yet (TCP answers one at a time).
   size_t Respond(Responder& responder, const QueryRefs& refs,
                  const QueryMeta& meta, std::span<const uint8_t> query,
                  std::span<uint8_t> out);
@@ -42,6 +47,7 @@ class QueryObserver {
   DecisionLog::Producer* const log_;  // null: no decision log
   uint32_t until_timed_ = 0;
   ResponseInfo info_;
+  PreparedQuery prepared_;  // the unprepared Respond's
 };
 
 class Telemetry {

@@ -1,12 +1,16 @@
 // UDP workers: block in recvmmsg (MSG_WAITFORONE: the first datagram, then
-// whatever else is queued) -> Respond into per-slot buffers -> sendmmsg. All
+// whatever else is queued) -> Prepare a few, Respond to them into per-slot
+// buffers, and so on through the batch -> sendmmsg. All
 // buffers are allocated once per worker; the loop allocates nothing per query.
 #include "server/udp_server.h"
 
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 
@@ -31,6 +35,12 @@ constexpr size_t kMaxAnswer = 4096;
 constexpr size_t kSlot = 4096 + 64;
 static_assert(kMaxQuery <= kSlot && kMaxAnswer <= kSlot);
 
+// Queries of a batch are parsed this many at a time before any of them is
+// answered (Responder::Prepare): their first cache misses overlap. A few
+// suffice to hide a miss behind the work of the others; more would push the
+// datagrams and the prepared queries (~600 octets each) out of L1.
+constexpr size_t kPrepareAhead = 8;
+
 // A worker that received nothing for this long lets go of its references
 // (WorkerRefs::Release): a replaced snapshot is not kept alive by idle workers.
 constexpr timeval kIdleRelease = {.tv_sec = 1, .tv_usec = 0};
@@ -52,6 +62,22 @@ bool MakeReceivesBlock(int fd, std::string* error) {
   return true;
 }
 
+// recvmmsg and sendmmsg as plain system calls. glibc's wrappers are
+// cancellation points: each call switches the thread to asynchronous
+// cancellation and back, two atomic read-modify-writes on the thread's
+// cancel state (perf at 100k queries/s: ~0.025 us per query). No worker is
+// ever cancelled (Stop wakes them with shutdown), so that buys nothing here.
+int ReceiveBatch(int fd, mmsghdr* msgs, size_t count) {
+  return static_cast<int>(::syscall(SYS_recvmmsg, fd, msgs,
+                                    static_cast<unsigned>(count),
+                                    MSG_WAITFORONE, nullptr));
+}
+
+int SendBatch(int fd, mmsghdr* msgs, size_t count) {
+  return static_cast<int>(::syscall(
+      SYS_sendmmsg, fd, msgs, static_cast<unsigned>(count), MSG_DONTWAIT));
+}
+
 }  // namespace
 
 struct UdpServer::Worker {
@@ -65,7 +91,9 @@ struct UdpServer::Worker {
         in_iov(batch),
         out_iov(batch),
         in_msgs(batch),
-        out_msgs(batch) {
+        out_msgs(batch),
+        sources(kPrepareAhead),
+        prepared(kPrepareAhead) {
     for (size_t i = 0; i < batch; ++i) {
       in_iov[i] = {In(i), kMaxQuery};
       msghdr& h = in_msgs[i].msg_hdr;
@@ -106,6 +134,8 @@ struct UdpServer::Worker {
   std::vector<iovec> out_iov;
   std::vector<mmsghdr> in_msgs;
   std::vector<mmsghdr> out_msgs;
+  std::vector<IpAddress> sources;  // of the queries being prepared
+  std::vector<PreparedQuery> prepared;
   std::thread thread;
   alignas(64) Counter received, sent, dropped, send_errors;
 };
@@ -185,9 +215,7 @@ UdpStats UdpServer::stats() const {
 void UdpServer::Run(Worker& w) {
   const int fd = w.socket.get();
   while (true) {
-    const int got =
-        ::recvmmsg(fd, w.in_msgs.data(), static_cast<unsigned>(w.batch),
-                   MSG_WAITFORONE, nullptr);
+    const int got = ReceiveBatch(fd, w.in_msgs.data(), w.batch);
     if (stopping_.load(std::memory_order_acquire)) return;
     if (got <= 0) {
       if (got < 0 && errno != EINTR && errno != EAGAIN) {
@@ -206,35 +234,53 @@ void UdpServer::Run(Worker& w) {
     meta.now_ms = runtime::CoarseWallMs();
     meta.mono_us = static_cast<uint64_t>(runtime::CoarseMonoUs());
     size_t answers = 0;
-    for (int i = 0; i < got; ++i) {
-      const msghdr& h = w.in_msgs[i].msg_hdr;
-      if (h.msg_flags & MSG_TRUNC) {
-        w.dropped.Add(1);
-        continue;
+    for (size_t first = 0; first < static_cast<size_t>(got);
+         first += kPrepareAhead) {
+      const size_t end =
+          std::min(static_cast<size_t>(got), first + kPrepareAhead);
+      // The sources first: each is assembled from its sockaddr in pieces,
+      // and reading one back whole right away stalls (store-to-load
+      // forwarding fails on a read wider than the writes).
+      for (size_t i = first; i < end; ++i) {
+        w.sources[i - first] = runtime::Endpoint::FromSockaddr(w.names[i]).ip;
       }
-      meta.source = runtime::Endpoint::FromSockaddr(w.names[i]).ip;
-      uint8_t* out = w.Out(answers);
-      const size_t size = w.observer->Respond(
-          w.responder, refs, meta,
-          {w.In(static_cast<size_t>(i)), w.in_msgs[i].msg_len},
-          {out, kMaxAnswer});
-      if (size == 0) {
-        w.dropped.Add(1);
-        continue;
+      for (size_t i = first; i < end; ++i) {
+        if (w.in_msgs[i].msg_hdr.msg_flags & MSG_TRUNC) continue;
+        meta.source = w.sources[i - first];
+        w.responder.Prepare(refs.geo_refs(), meta,
+                            {w.In(i), w.in_msgs[i].msg_len},
+                            &w.prepared[i - first]);
       }
-      w.out_iov[answers] = {out, size};
-      msghdr& o = w.out_msgs[answers].msg_hdr;
-      o = {};
-      o.msg_name = &w.names[i];
-      o.msg_namelen = h.msg_namelen;
-      o.msg_iov = &w.out_iov[answers];
-      o.msg_iovlen = 1;
-      answers++;
+      for (size_t i = first; i < end; ++i) {
+        if (w.in_msgs[i].msg_hdr.msg_flags & MSG_TRUNC) continue;
+        Responder::PrefetchMore(refs.geo_refs(), w.prepared[i - first]);
+      }
+      for (size_t i = first; i < end; ++i) {
+        const msghdr& h = w.in_msgs[i].msg_hdr;
+        if (h.msg_flags & MSG_TRUNC) {
+          w.dropped.Add(1);
+          continue;
+        }
+        meta.source = w.sources[i - first];
+        uint8_t* out = w.Out(answers);
+        const size_t size = w.observer->Respond(
+            w.responder, refs, meta, w.prepared[i - first], {out, kMaxAnswer});
+        if (size == 0) {
+          w.dropped.Add(1);
+          continue;
+        }
+        w.out_iov[answers] = {out, size};
+        msghdr& o = w.out_msgs[answers].msg_hdr;
+        o = {};
+        o.msg_name = &w.names[i];
+        o.msg_namelen = h.msg_namelen;
+        o.msg_iov = &w.out_iov[answers];
+        o.msg_iovlen = 1;
+        answers++;
+      }
     }
     for (size_t done = 0; done < answers;) {
-      const int n =
-          ::sendmmsg(fd, &w.out_msgs[done],
-                     static_cast<unsigned>(answers - done), MSG_DONTWAIT);
+      const int n = SendBatch(fd, &w.out_msgs[done], answers - done);
       if (n > 0) {
         w.sent.Add(static_cast<uint64_t>(n));
         done += static_cast<size_t>(n);

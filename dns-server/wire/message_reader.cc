@@ -51,6 +51,12 @@ bool ParseHeader(std::span<const uint8_t> message, Header* header) {
 }
 
 ParseStatus ParseQuery(std::span<const uint8_t> message, ParsedQuery* out) {
+  // `out` may hold an earlier query (a worker's reused slot): none of it may
+  // show through. The names are not cleared: has_question says they are unset.
+  out->has_question = false;
+  out->question.qtype = 0;
+  out->question.qclass = 0;
+  out->edns = EdnsQuery{};
   if (!ParseHeader(message, &out->header)) return ParseStatus::kFormErr;
   if (out->header.qdcount != 1) return ParseStatus::kFormErr;
   size_t offset = kHeaderSize;

@@ -38,7 +38,7 @@ enum class ParseStatus : uint8_t { kOk, kFormErr };
 // inside the message, at most one OPT (RFC 6891 §6.1.1), in the additional
 // section, owned by the root, with well-formed options. Octets after the last
 // counted RR are ignored. On kFormErr, `out` keeps what was read before the
-// problem (the question, the OPT).
+// problem (the question, the OPT). `out` may be reused from query to query.
 ParseStatus ParseQuery(std::span<const uint8_t> message, ParsedQuery* out);
 
 }  // namespace ax::dns

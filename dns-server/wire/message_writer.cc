@@ -6,11 +6,6 @@
 
 namespace ax::dns {
 
-MessageWriter::MessageWriter(std::span<uint8_t> buffer, size_t limit)
-    : buffer_(buffer), limit_(std::min(limit, buffer.size())) {
-  overflow_ = limit_ < kHeaderSize;
-}
-
 void MessageWriter::set_limit(size_t limit) {
   limit_ = std::min(limit, buffer_.size());
 }
@@ -148,10 +143,6 @@ void MessageWriter::AddRecord(Section section, std::span<const uint8_t> owner,
   AddFixedFields(type, klass, ttl, static_cast<uint16_t>(rdata.size()));
   AddBytes(rdata);
   ++counts_[static_cast<size_t>(section)];
-}
-
-MessageWriter::Mark MessageWriter::mark() const {
-  return {size_, target_count_, counts_, overflow_};
 }
 
 void MessageWriter::Rollback(const Mark& m) {

@@ -5,6 +5,7 @@
 // overflow().
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +22,12 @@ class MessageWriter {
  public:
   // Writes into `buffer`, never past min(limit, buffer.size()) octets. The
   // header's 12 octets are reserved up front and filled in by Finish.
-  MessageWriter(std::span<uint8_t> buffer, size_t limit);
+  // Inline: out of line, the fields it sets were read back at once, wider
+  // than written (a stalled store-to-load forward per response).
+  MessageWriter(std::span<uint8_t> buffer, size_t limit)
+      : buffer_(buffer),
+        limit_(std::min(limit, buffer.size())),
+        overflow_(limit_ < kHeaderSize) {}
 
   // ID and flags; the section counts are the writer's.
   Header& header() { return header_; }
@@ -60,7 +66,9 @@ class MessageWriter {
     std::array<uint16_t, 3> counts{};
     bool overflow = false;
   };
-  Mark mark() const;
+  // Inline: out of line, the fields came back through memory read wider
+  // than written (a stalled store-to-load forward on every response).
+  Mark mark() const { return {size_, target_count_, counts_, overflow_}; }
   // Forgets everything written after `m` (records, counts, compression
   // targets).
   void Rollback(const Mark& m);

@@ -48,22 +48,6 @@ sockaddr_storage Endpoint::ToSockaddr(socklen_t* len) const {
   return sa;
 }
 
-Endpoint Endpoint::FromSockaddr(const sockaddr_storage& sa) {
-  Endpoint e;
-  if (sa.ss_family == AF_INET) {
-    const auto* in = reinterpret_cast<const sockaddr_in*>(&sa);
-    e.ip.family = IpFamily::kV4;
-    std::memcpy(e.ip.bytes.data(), &in->sin_addr, 4);
-    e.port = ntohs(in->sin_port);
-  } else if (sa.ss_family == AF_INET6) {
-    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&sa);
-    e.ip.family = IpFamily::kV6;
-    std::memcpy(e.ip.bytes.data(), &in6->sin6_addr, 16);
-    e.port = ntohs(in6->sin6_port);
-  }
-  return e;
-}
-
 bool ParseEndpoint(std::string_view text, Endpoint* out, std::string* error) {
   std::string_view host;
   std::string_view port;

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,7 +43,24 @@ struct Endpoint {
 
   std::string ToString() const;  // "127.0.0.1:53", "[::1]:53"
   sockaddr_storage ToSockaddr(socklen_t* len) const;
-  static Endpoint FromSockaddr(const sockaddr_storage& sa);
+  // Inline: the UDP workers convert every datagram's source, and a call
+  // returns the endpoint through memory that the caller then reads back
+  // wider than it was written (a stalled store-to-load forward).
+  static Endpoint FromSockaddr(const sockaddr_storage& sa) {
+    Endpoint e;
+    if (sa.ss_family == AF_INET) {
+      const auto* in = reinterpret_cast<const sockaddr_in*>(&sa);
+      e.ip.family = IpFamily::kV4;
+      std::memcpy(e.ip.bytes.data(), &in->sin_addr, 4);
+      e.port = ntohs(in->sin_port);
+    } else if (sa.ss_family == AF_INET6) {
+      const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&sa);
+      e.ip.family = IpFamily::kV6;
+      std::memcpy(e.ip.bytes.data(), &in6->sin6_addr, 16);
+      e.port = ntohs(in6->sin6_port);
+    }
+    return e;
+  }
   bool operator==(const Endpoint&) const = default;
 };
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "dns_test_util.h"
+#include "responder/rrl.h"
 #include "responder/serving_state.h"
 
 namespace ax::dns {
@@ -673,6 +674,84 @@ TEST(ResponderZonesTest, ConfiguredZoneSoaAndNs) {
   EXPECT_THAT(neg.Authority(),
               ElementsAreArray({"example.test.\t30\tIN\tSOA\ta.ns.example.net. "
                                 "dns.example.net. 1 3600 600 604800 30"}));
+}
+
+// A UDP worker prepares a few queries of a batch, then completes them,
+// reusing its PreparedQuery slots from batch to batch. Every query must get
+// the bytes Respond gives it, and the same rate-limit verdict: a slot keeps
+// nothing of its previous query (ECS, OPT, question), and the key computed
+// in Prepare is the one Respond uses.
+TEST(ResponderPreparedTest, PreparedInBatchesAnswersAsRespondDoes) {
+  const auto state = MakeState();
+  ASSERT_NE(state, nullptr);
+  Query two_questions = Q("www.example.test");
+  two_questions.qdcount = 2;
+  Query response = Q("www.example.test");
+  response.flags |= kFlagQr;
+  Query chaos = Q("id.server", kTypeTxt);
+  chaos.qclass = kClassCh;
+  Query bad_version = Q("www.example.test");
+  bad_version.Edns().version = 1;
+  const std::vector<std::pair<Bytes, std::string>> mix = {
+      {Build(Q("www.example.test").Edns(testing::Ecs("203.0.113.0", 24))),
+       "198.51.100.7"},
+      {Build(Q("www.example.test")), "198.51.100.7"},
+      {Build(Q("hash.example.test").Edns(testing::Ecs("2001:db8:1::", 48))),
+       "2001:db8::53"},
+      {Build(Q("WWW.Example.TEST").Edns()), "::ffff:192.0.2.9"},
+      {Build(two_questions), "198.51.100.7"},
+      {Build(Q("canary.example.test").Edns(testing::Ecs("192.0.2.0", 24))),
+       "198.51.100.8"},
+      {Bytes{0xBE, 0xEF, 0x01}, "198.51.100.7"},
+      {Build(response), "198.51.100.7"},
+      {Build(Q("nope.example.test").Edns(testing::Ecs("198.18.0.0", 15))),
+       "198.51.100.7"},
+      {Build(chaos), "198.51.100.7"},
+      {Build(bad_version), "198.51.100.7"},
+      {Build(Q("api.example.test", kTypeAaaa)), "198.51.100.9"},
+  };
+  // Low limits, so that some of the repeats below are limited (and some
+  // of those slip): the verdicts must agree query by query.
+  const RrlOptions limits{.responses_per_second = 2,
+                          .nxdomains_per_second = 2,
+                          .errors_per_second = 2,
+                          .burst = 2};
+  RateLimiter direct_rrl(limits), prepared_rrl(limits);
+  Responder direct({}, 7, &direct_rrl), prepared({}, 7, &prepared_rrl);
+  std::vector<PreparedQuery> slots(3);
+  int limited = 0;
+  size_t asked = 0;
+  for (int round = 0; round < 4; ++round) {
+    for (size_t first = 0; first < mix.size(); first += slots.size()) {
+      const size_t end = std::min(mix.size(), first + slots.size());
+      auto meta_of = [&](size_t i) {
+        return QueryMeta{*ParseIp(mix[i].second), Transport::kUdp, kNow,
+                         1'000'000};
+      };
+      for (size_t i = first; i < end; ++i) {
+        prepared.Prepare(nullptr, meta_of(i), mix[i].first, &slots[i - first]);
+      }
+      for (size_t i = first; i < end; ++i) {
+        Bytes want(1232), got(1232);
+        ResponseInfo want_info, got_info;
+        want.resize(direct.Respond(state.get(), nullptr, meta_of(i),
+                                   mix[i].first, want, &want_info));
+        got.resize(prepared.Complete(state.get(), nullptr, meta_of(i),
+                                     slots[i - first], got, &got_info));
+        SCOPED_TRACE("round " + std::to_string(round) + ", query " +
+                     std::to_string(i));
+        EXPECT_EQ(got, want);
+        EXPECT_EQ(got_info.rrl_limited, want_info.rrl_limited);
+        EXPECT_EQ(got_info.rcode, want_info.rcode);
+        EXPECT_EQ(got_info.ecs_scope, want_info.ecs_scope);
+        EXPECT_EQ(got_info.client.address, want_info.client.address);
+        limited += want_info.rrl_limited;
+        ++asked;
+      }
+    }
+  }
+  EXPECT_GT(limited, 0);
+  EXPECT_LT(limited, static_cast<int>(asked));
 }
 
 }  // namespace

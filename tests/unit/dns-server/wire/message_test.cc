@@ -142,6 +142,30 @@ TEST(MessageReaderTest, TrailingOctetsIgnored) {
   EXPECT_EQ(ParseQuery(msg, &q), ParseStatus::kOk);
 }
 
+// Workers reuse one ParsedQuery per slot: a query parsed into it after
+// another keeps nothing of that one (its OPT, its ECS, its question).
+TEST(MessageReaderTest, ReusedOutputKeepsNothingOfTheLastQuery) {
+  const Bytes with_ecs =
+      Query(0, 1, Opt(4096, 0, true, {0, 8, 0, 7, 0, 1, 24, 0, 198, 51, 100}));
+  ParsedQuery q;
+  ASSERT_EQ(ParseQuery(with_ecs, &q), ParseStatus::kOk);
+  ASSERT_TRUE(q.edns.has_client_subnet);
+
+  ASSERT_EQ(ParseQuery(Query(0, 0, {}), &q), ParseStatus::kOk);
+  EXPECT_FALSE(q.edns.present);
+  EXPECT_FALSE(q.edns.has_client_subnet);
+  EXPECT_FALSE(q.edns.dnssec_ok);
+  EXPECT_EQ(q.edns.udp_size, 0);
+
+  ASSERT_EQ(ParseQuery(with_ecs, &q), ParseStatus::kOk);
+  Bytes no_question = {0xAB, 0xCD, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0, 0};
+  EXPECT_EQ(ParseQuery(no_question, &q), ParseStatus::kFormErr);
+  EXPECT_FALSE(q.has_question);
+  EXPECT_EQ(q.question.qtype, 0);
+  EXPECT_EQ(q.question.qclass, 0);
+  EXPECT_FALSE(q.edns.present);
+}
+
 TEST(ClientSubnetTest, ValidationTable) {
   struct Row {
     std::string rule;
