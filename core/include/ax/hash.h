@@ -13,7 +13,9 @@ namespace ax {
 inline constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
 
 // FNV-1a 64. `seed` chains calls: Fnv1a64(b, Fnv1a64(a)) == Fnv1a64(a + b).
-// Inline, as Mix64: the DNS workers hash every query's name and client.
+// Both functions live here, inline: Mix64 is on the DNS query path (cohorts,
+// rate-limit prefixes); FNV's byte-serial loop is not (snapshot hashes, names
+// hashed at index time), the query path hashes names with std::hash.
 inline uint64_t Fnv1a64(std::string_view data, uint64_t seed = kFnvOffset) {
   constexpr uint64_t kPrime = 0x100000001b3ULL;
   uint64_t h = seed;
