@@ -81,6 +81,26 @@ TEST(JsonWriterTest, StringsAreEscapedAsNlohmannEscapesThem) {
   }
 }
 
+// Escapes anywhere in a string: first, last, back to back, between plain
+// runs of every length (the writer appends plain runs whole).
+TEST(JsonWriterTest, RandomMixesOfPlainAndEscapedOctetsAsNlohmann) {
+  const std::string pieces[] = {
+      "a",           "bc", "\"", "\\",   "/",    "\b",   "\f",
+      "\n",          "\r", "\t", "\x01", "\x1f", "\x7f", std::string(1, '\0'),
+      "\xE5\x8D\x8E"};
+  Rng rng(20261206);
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    const size_t count = rng.Next() % 12;
+    for (size_t k = 0; k < count; ++k) {
+      text += pieces[rng.Next() % std::size(pieces)];
+    }
+    std::string out;
+    JsonWriter(out).String(text);
+    ASSERT_EQ(out, JsonText(nlohmann::json(text))) << text;
+  }
+}
+
 TEST(JsonWriterTest, IntegersAtTheirLimits) {
   for (const int64_t v : {int64_t{0}, int64_t{-1}, int64_t{1796473794995},
                           std::numeric_limits<int64_t>::min(),
