@@ -178,10 +178,7 @@ Classification Classifier::ClassifyWith(const IpAddress& client,
                                         GeoStep geo_step) const {
   using Step = Classification::Step;
   Classification out;
-  // Most snapshots declare no CIDR: skip the call, whose result travels
-  // through memory (a stalled store-to-load forward on every query).
-  const PrefixTable::Result cidr =
-      cidrs_.empty() ? PrefixTable::Result{} : cidrs_.Query(client);
+  const PrefixTable::Result cidr = cidrs_.Query(client);
   out.scope_prefix_length = cidr.covering_depth;
   if (cidr.match) {
     const uint32_t value = cidr.match->value;

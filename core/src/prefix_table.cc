@@ -101,12 +101,13 @@ bool PrefixTable::Insert(const IpPrefix& prefix, uint32_t value) {
   }
 }
 
-PrefixTable::Result PrefixTable::Query(const IpAddress& ip) const {
+PrefixTable::Result PrefixTable::Walk(const IpAddress& ip,
+                                      uint32_t root) const {
   Result result;
   const Key key = ToKey(ip);
   const int bits = ip.BitLength();
   // Depth only grows along the walk, but max() keeps each step's reason local.
-  for (uint32_t n = roots_[FamilySlot(ip.family)]; n != kNone;) {
+  for (uint32_t n = root; n != kNone;) {
     const Node& node = nodes_[n];
     const int common = CommonPrefixLength(key, node.key);
     if (common < node.length) {

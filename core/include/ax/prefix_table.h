@@ -61,8 +61,15 @@ class PrefixTable {
     return Query(ip).covering_depth;
   }
 
-  // Lookup and CoveringDepth in one walk.
-  Result Query(const IpAddress& ip) const;
+  // Lookup and CoveringDepth in one walk. Inline for the common case of a
+  // table holding no prefix of ip's family (most snapshots declare no CIDR):
+  // the empty result is built in the caller, not returned through memory,
+  // whose read-back stalled on every query.
+  Result Query(const IpAddress& ip) const {
+    const uint32_t root = roots_[FamilySlot(ip.family)];
+    if (root == kNone) return {};
+    return Walk(ip, root);
+  }
 
   // Number of distinct prefixes stored.
   size_t size() const { return size_; }
@@ -97,6 +104,7 @@ class PrefixTable {
     return family == IpFamily::kV4 ? 0 : 1;
   }
   uint32_t NewNode(const Key& key, int length, std::optional<uint32_t> value);
+  Result Walk(const IpAddress& ip, uint32_t root) const;
 
   uint32_t roots_[2] = {kNone, kNone};  // per FamilySlot
   std::vector<Node> nodes_;
