@@ -96,11 +96,12 @@ Classification ClassifyClient(const AnswerContext& ctx,
     if (!classifier.has_geo_regions()) {
       return classifier.Classify(ctx.client.address, geo);
     }
-    Classification cls;
     if (ctx.geo.regions != nullptr &&
-        ctx.geo.regions->generation() == resolver->generation() &&
-        ctx.geo.regions->Classify(classifier, ctx.client.address, cls)) {
-      return cls;
+        ctx.geo.regions->generation() == resolver->generation()) {
+      if (const auto step = ctx.geo.regions->Lookup(ctx.client.address)) {
+        return classifier.Classify(ctx.client.address, step->match,
+                                   step->prefix_length);
+      }
     }
   }
   if (!resolver->Lookup(ctx.client.address, geo,
@@ -122,8 +123,8 @@ struct PickInputs {
 PickInputs ClassifyForPick(const AnswerContext& ctx,
                            const ServedDomain& served) {
   GeoInfo geo;
-  PickInputs in;
-  in.cls = ClassifyClient(ctx, served, geo);
+  // Built in place: assigned, the classification would be copied.
+  PickInputs in{.cls = ClassifyClient(ctx, served, geo)};
   ctx.info.region = in.cls.region;
   in.client = {ClientCohort(ctx.client.address), geo.has_location,
                geo.location};

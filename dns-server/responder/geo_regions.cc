@@ -19,18 +19,4 @@ std::shared_ptr<const GeoRegionMap> GeoRegionMap::Build(
       new GeoRegionMap(std::move(tables), geo.generation()));
 }
 
-bool GeoRegionMap::Classify(const Classifier& classifier,
-                            const IpAddress& client,
-                            Classification& out) const {
-  const FamilyTables::Hit hit = tables_.Find(client);
-  if (hit.value == FamilyTables::kDeeper) return false;
-  Classifier::GeoMatch match;
-  if (hit.value != kNoMatch) {
-    match.region = hit.value >> 8;
-    match.specificity = static_cast<uint8_t>(hit.value & 0xff);
-  }
-  out = classifier.Classify(client, match, hit.prefix_length);
-  return true;
-}
-
 }  // namespace ax::dns

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "ax/classify.h"
 #include "geo/family_tables.h"
@@ -26,14 +27,30 @@ class GeoRegionMap {
   uint64_t generation() const { return generation_; }
   size_t ranges() const { return tables_.v4.size() + tables_.v6.size(); }
 
-  // Classifies `client` like classifier.Classify(client, geo info) would,
-  // with the scope of its region block. False where the databases split an
-  // IPv6 /64 further: classify from a GeoResolver lookup instead. Never
+  // The geo step of `client`'s classification, as Classifier::MatchGeo
+  // decides it from a database lookup, and the region block it holds for.
+  // Nullopt where the databases split an IPv6 /64 further: classify from a
+  // GeoResolver lookup instead. The caller finishes with
+  // Classifier::Classify(client, step->match, step->prefix_length), so the
+  // Classification is built where it is used rather than copied out of here
+  // (a copy read back right after its field-wise writes stalls). Never
   // allocates.
-  bool Classify(const Classifier& classifier, const IpAddress& client,
-                Classification& out) const;
+  struct GeoStep {
+    Classifier::GeoMatch match;
+    int prefix_length = 0;
+  };
+  std::optional<GeoStep> Lookup(const IpAddress& client) const {
+    const FamilyTables::Hit hit = tables_.Find(client);
+    if (hit.value == FamilyTables::kDeeper) return std::nullopt;
+    GeoStep step{.prefix_length = hit.prefix_length};
+    if (hit.value != kNoMatch) {
+      step.match = {.region = hit.value >> 8,
+                    .specificity = static_cast<uint8_t>(hit.value & 0xff)};
+    }
+    return step;
+  }
 
-  // Starts loading what Classify(..., client, ...) reads first, then (a
+  // Starts loading what Lookup(client) reads first, then (a
   // while later, when that has arrived) what it reads next.
   void Prefetch(const IpAddress& client) const { tables_.Prefetch(client); }
   void PrefetchRanges(const IpAddress& client) const {

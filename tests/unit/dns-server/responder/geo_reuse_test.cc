@@ -65,8 +65,12 @@ std::shared_ptr<const GeoResolver> Resolver() {
 std::string RegionOf(const ServingState& state, const GeoResolver& geo,
                      const char* ip) {
   SCOPED_TRACE(ip);
-  Classification fast;
-  EXPECT_TRUE(state.geo_regions()->Classify(state.classifier(), A(ip), fast));
+  const auto step = state.geo_regions()->Lookup(A(ip));
+  EXPECT_TRUE(step);
+  const Classification fast =
+      step
+          ? state.classifier().Classify(A(ip), step->match, step->prefix_length)
+          : Classification{};
   GeoInfo info;
   geo.Lookup(A(ip), info, GeoResolver::Detail::kClassify);
   EXPECT_EQ(fast.region, state.classifier().Classify(A(ip), info).region);
