@@ -41,7 +41,8 @@ inline IpAddress Unmapped(const IpAddress& ip) {
 }
 
 // The ECS address masked to min(SOURCE PREFIX-LENGTH, cap) when the query
-// carried a usable option; else the (unmapped) packet source at full length.
+// carried a usable option; else `source` at full length. `source` is the
+// packet source already unmapped (Unmapped): callers have it at hand.
 // SOURCE 0 opts out of tailoring by client address (RFC 7871 §7.1.2): the
 // source address is used, as for no option at all. Caps follow §11.1's privacy
 // advice (/24, /56 by default).
@@ -50,8 +51,7 @@ inline ClientAddress ChooseClientAddress(const IpAddress& source,
                                          int cap_v6) {
   const ClientSubnet& ecs = edns.client_subnet;
   if (!edns.has_client_subnet || ecs.source_prefix == 0) {
-    const IpAddress ip = Unmapped(source);
-    return {ip, ip.BitLength(), false};
+    return {source, source.BitLength(), false};
   }
   IpAddress ip;
   ip.family = ecs.family == kEcsFamilyV4 ? IpFamily::kV4 : IpFamily::kV6;

@@ -47,10 +47,8 @@ uint64_t RrlAnswerKey(const PreparedQuery& p) {
   uint64_t name = p.name_hash;
   name ^= uint64_t{q.question.qtype} << 48;
   if (client.from_ecs) {
-    const IpAddress& a = client.address;
-    uint64_t subnet = 0;
-    for (int i = 0; i < 8; ++i) subnet = subnet << 8 | a.bytes[i];
-    name = Mix64(name) ^ subnet ^ static_cast<uint64_t>(client.prefix_length);
+    name = Mix64(name) ^ PrefixHash(client.address, client.prefix_length) ^
+           static_cast<uint64_t>(client.prefix_length);
   }
   return name;
 }

@@ -95,7 +95,7 @@ ChosenClient ChooseClient(const ClientQuery& q, const GeoResolver* geo) {
   const ResponderOptions caps;
   ChosenClient c;
   c.address = ChooseClientAddress(
-      q.resolver.value_or(q.subnet ? q.subnet->address : IpAddress{}),
+      Unmapped(q.resolver.value_or(q.subnet ? q.subnet->address : IpAddress{})),
       q.subnet ? EdnsWith(*q.subnet) : EdnsQuery{}, caps.ecs_max_v4,
       caps.ecs_max_v6);
   c.lookup_failed = geo && !geo->Lookup(c.address.address, c.geo,
