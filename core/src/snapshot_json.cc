@@ -583,19 +583,19 @@ std::string SerializeSnapshot(const Snapshot& snapshot) {
   return Dump(j);
 }
 
-ParseSnapshotResult ParseSnapshot(std::string_view json) {
+ParseSnapshotResult ParseSnapshot(std::string_view document) {
   ParseSnapshotResult result;
   Errors& errors = result.errors;
-  if (json.size() > kSnapshotMaxDocumentBytes) {
+  if (document.size() > kSnapshotMaxDocumentBytes) {
     Add(errors, "",
-        std::to_string(json.size()) + " bytes, over the limit of " +
+        std::to_string(document.size()) + " bytes, over the limit of " +
             std::to_string(kSnapshotMaxDocumentBytes));
     return result;
   }
   try {
     std::string parse_error;
     std::optional<Json> parsed = ParseBoundedJson(
-        json,
+        document,
         {.max_depth = kSnapshotMaxDepth, .max_values = kSnapshotMaxJsonValues},
         &parse_error);
     if (!parsed) {

@@ -42,6 +42,6 @@ struct ParseSnapshotResult {
 // Strict: any malformed JSON, unknown or missing key, wrong type, unknown enum
 // name, invalid address, broken invariant (ValidateSnapshot) or hash mismatch
 // is an error. Never throws.
-ParseSnapshotResult ParseSnapshot(std::string_view json);
+ParseSnapshotResult ParseSnapshot(std::string_view document);
 
 }  // namespace ax
