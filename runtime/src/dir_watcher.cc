@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <array>
-#include <optional>
 
 #include "ax/runtime/log.h"
 
@@ -53,19 +52,20 @@ bool DirWatcher::AddWatch() {
 }
 
 void DirWatcher::Run() {
-  std::optional<Clock::time_point> debounce_at;
-  std::optional<Clock::time_point> tick_at;
-  if (options_.tick.count() > 0) tick_at = Clock::now() + options_.tick;
+  // kNever: nothing pending, or no tick (plain time points: GCC -O2 warned
+  // that optional ones may be used uninitialised).
+  constexpr Clock::time_point kNever = Clock::time_point::max();
+  Clock::time_point debounce_at = kNever;
+  Clock::time_point tick_at =
+      options_.tick.count() > 0 ? Clock::now() + options_.tick : kNever;
   alignas(inotify_event) std::array<char, 8192> buf;
 
   while (true) {
-    Clock::time_point wake = Clock::time_point::max();
-    if (debounce_at) wake = std::min(wake, *debounce_at);
-    if (tick_at) wake = std::min(wake, *tick_at);
+    Clock::time_point wake = std::min(debounce_at, tick_at);
     const bool unwatched = inotify_.valid() && watch_ < 0;
     if (unwatched) wake = std::min(wake, Clock::now() + kRewatchEvery);
     int timeout_ms = -1;
-    if (wake != Clock::time_point::max()) {
+    if (wake != kNever) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           wake - Clock::now());
       timeout_ms = static_cast<int>(std::max<int64_t>(0, left.count() + 1));
@@ -105,13 +105,13 @@ void DirWatcher::Run() {
     }
 
     const Clock::time_point now = Clock::now();
-    if (debounce_at && now >= *debounce_at) {
-      debounce_at.reset();
+    if (debounce_at != kNever && now >= debounce_at) {
+      debounce_at = kNever;
       callback_(WatchEvent::kChanged);
       // A change also counts as the tick: no need to fire both back to back.
-      if (tick_at) tick_at = Clock::now() + options_.tick;
-    } else if (poked || (tick_at && now >= *tick_at)) {
-      if (tick_at) tick_at = Clock::now() + options_.tick;
+      if (tick_at != kNever) tick_at = Clock::now() + options_.tick;
+    } else if (poked || (tick_at != kNever && now >= tick_at)) {
+      if (tick_at != kNever) tick_at = Clock::now() + options_.tick;
       callback_(WatchEvent::kTick);
     }
   }
