@@ -307,7 +307,14 @@ check_upgrade_keeps_answering() {
     kc get events --sort-by=.lastTimestamp >"$LOGS.upgrade-events" 2>&1 || true
   else
     local once=""
-    if ((lost_once > 0)); then once=": $(head -3 "$retried" | paste -sd ';')"; fi
+    if ((lost_once > 0)); then
+      # For the cause (not found yet): when the old pods stopped and when
+      # kube-proxy dropped them, against the times of the losses.
+      kc get events --sort-by=.lastTimestamp >"$LOGS.upgrade-events" 2>&1 || true
+      kubectl --context "kind-$CLUSTER" -n kube-system logs -l k8s-app=kube-proxy \
+        --timestamps --tail=-1 >"$LOGS.upgrade-kube-proxy" 2>&1 || true
+      once=": $(head -3 "$retried" | paste -sd ';'); events and kube-proxy's log in $LOGS.upgrade-*"
+    fi
     pass "upgrade: pods replaced (config log-level debug: $level), $sent queries during the rollout, $missed unanswered ($lost_once datagram(s) lost once and answered when asked again$once)"
   fi
 }
