@@ -50,8 +50,8 @@ class GeoRegionMap {
     return step;
   }
 
-  // Starts loading what Lookup(client) reads first, then (a
-  // while later, when that has arrived) what it reads next.
+  // Starts loading what Lookup(client) reads first, then (a while later,
+  // when that has arrived) what it reads next.
   void Prefetch(const IpAddress& client) const { tables_.Prefetch(client); }
   void PrefetchRanges(const IpAddress& client) const {
     tables_.PrefetchRanges(client);

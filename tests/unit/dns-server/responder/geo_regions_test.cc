@@ -15,15 +15,17 @@
 
 #include "../geo/geo_test_support.h"
 #include "geo/geo_resolver.h"
+#include "geo_classify_support.h"
 
 namespace ax::dns {
 namespace {
 
 using testing::A;
 using testing::LastAddress;
+using testing::MapClassify;
 using testing::MustOpen;
 using testing::RandomAddress;
-using Detail = GeoResolver::Detail;
+using testing::SlowClassify;
 
 SnapshotRegion Region(const char* name, RegionMatch match) {
   SnapshotRegion r;
@@ -32,37 +34,21 @@ SnapshotRegion Region(const char* name, RegionMatch match) {
   return r;
 }
 
-Classification Slow(const Classifier& classifier, const GeoResolver& geo,
-                    const IpAddress& ip) {
-  GeoInfo info;
-  EXPECT_TRUE(geo.Lookup(ip, info, Detail::kClassify));
-  return classifier.Classify(ip, info);
-}
-
-// The map's classification of `ip` as the responder finishes it; false when
-// the map declined.
-bool MapClassify(const GeoRegionMap& map, const Classifier& classifier,
-                 const IpAddress& ip, Classification& out) {
-  const auto step = map.Lookup(ip);
-  if (!step) return false;
-  out = classifier.Classify(ip, step->match, step->prefix_length);
-  return true;
-}
-
 // Compares the map with the slow path at `ip`; false when the map declined.
 bool Agrees(const Classifier& classifier, const GeoResolver& geo,
             const GeoRegionMap& map, const IpAddress& ip) {
   SCOPED_TRACE(FormatIp(ip));
-  Classification fast;
-  if (!MapClassify(map, classifier, ip, fast)) return false;
-  const Classification slow = Slow(classifier, geo, ip);
+  const auto map_classified = MapClassify(map, classifier, ip);
+  if (!map_classified) return false;
+  const Classification& fast = *map_classified;
+  const Classification slow = SlowClassify(classifier, geo, ip);
   EXPECT_EQ(fast.region, slow.region);
   EXPECT_EQ(fast.step, slow.step);
   EXPECT_EQ(fast.specificity, slow.specificity);
   EXPECT_LE(fast.scope_prefix_length, slow.scope_prefix_length);
   for (const IpAddress& edge : {Mask(ip, fast.scope_prefix_length),
                                 LastAddress(ip, fast.scope_prefix_length)}) {
-    EXPECT_EQ(Slow(classifier, geo, edge).region, slow.region)
+    EXPECT_EQ(SlowClassify(classifier, geo, edge).region, slow.region)
         << "block edge " << FormatIp(edge);
   }
   return true;
@@ -97,14 +83,14 @@ TEST(GeoRegionMapTest, MatchesTheLookupOnTestDatabases) {
   }
   // The /64 holding a /120, and ::/64, which holds the IPv4 tree (::/96):
   // the caller must look up.
-  Classification out;
   EXPECT_FALSE(map->Lookup(A("2001:db8:3::5")));
   EXPECT_FALSE(map->Lookup(A("::1")));
   // The region block around 2.0.2.7 is the US /16 as a whole, its AT&T /24
   // (no listed ASN) included.
-  ASSERT_TRUE(MapClassify(*map, classifier, A("2.0.2.7"), out));
-  EXPECT_EQ(regions[out.region].name, "us");
-  EXPECT_EQ(out.scope_prefix_length, 16);
+  const auto out = MapClassify(*map, classifier, A("2.0.2.7"));
+  ASSERT_TRUE(out);
+  EXPECT_EQ(regions[out->region].name, "us");
+  EXPECT_EQ(out->scope_prefix_length, 16);
   // A map from a directly read resolver does not exist.
   const auto direct = GeoResolver::Create(
       {.geo = {MustOpen(testing::TestDb("geoip2-city.mmdb"))}}, GeoFieldPaths{},
@@ -160,9 +146,9 @@ TEST(GeoRegionMapTest, MatchesTheLookupOnRealData) {
            {"61.135.153.127", "cn-north-unicom"},
            {"8.8.8.8", "us-west"},
            {"240e::1", "global"}}) {
-    Classification out;
-    ASSERT_TRUE(MapClassify(*map, classifier, A(ip), out)) << ip;
-    EXPECT_EQ(regions[out.region].name, want) << ip;
+    const auto out = MapClassify(*map, classifier, A(ip));
+    ASSERT_TRUE(out) << ip;
+    EXPECT_EQ(regions[out->region].name, want) << ip;
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include "../geo/geo_test_support.h"
 #include "geo/geo_resolver.h"
+#include "geo_classify_support.h"
 #include "responder/geo_regions.h"
 #include "responder/serving_state.h"
 #include "test_world.h"
@@ -20,7 +21,9 @@ namespace {
 #ifdef AX_GEO_TEST_MMDB_DIR
 using GeoAttach = ServingState::GeoAttach;
 using testing::A;
+using testing::MapClassify;
 using testing::MustOpen;
+using testing::SlowClassify;
 
 // 1.0.0.0/24: CN-GD, AS4134; 2.0.0.0/16: US; 3.0.0.0/8: DE (test_mmdbs.json).
 const char* const kClients[] = {"1.0.0.9", "2.0.1.7", "3.0.0.1", "9.9.9.9"};
@@ -65,17 +68,13 @@ std::shared_ptr<const GeoResolver> Resolver() {
 std::string RegionOf(const ServingState& state, const GeoResolver& geo,
                      const char* ip) {
   SCOPED_TRACE(ip);
-  const auto step = state.geo_regions()->Lookup(A(ip));
-  EXPECT_TRUE(step);
-  const Classification fast =
-      step
-          ? state.classifier().Classify(A(ip), step->match, step->prefix_length)
-          : Classification{};
-  GeoInfo info;
-  geo.Lookup(A(ip), info, GeoResolver::Detail::kClassify);
-  EXPECT_EQ(fast.region, state.classifier().Classify(A(ip), info).region);
-  return fast.region == kNoIndex ? ""
-                                 : state.snapshot().regions[fast.region].name;
+  const auto fast =
+      MapClassify(*state.geo_regions(), state.classifier(), A(ip));
+  EXPECT_TRUE(fast);
+  if (!fast) return "";
+  EXPECT_EQ(fast->region, SlowClassify(state.classifier(), geo, A(ip)).region);
+  return fast->region == kNoIndex ? ""
+                                  : state.snapshot().regions[fast->region].name;
 }
 
 TEST(GeoReuseTest, SameGeoCriteriaShareThePreviousMap) {
