@@ -242,8 +242,8 @@ const std::vector<Flag>& Flags() {
        "TCP connections of one IPv4 address or IPv6 /64; 0: no limit",
        IntFlag(&ServerConfig::tcp_max_connections_per_source, 0, 1'000'000)},
       {"tcp-max-queries", "N", "10000",
-       "queries answered on one TCP connection before it is closed; 0: no "
-       "limit",
+       "queries read from one TCP connection before it is closed (those "
+       "already read with them are answered too); 0: no limit",
        IntFlag(&ServerConfig::tcp_max_queries, 0, 1'000'000'000)},
       {"tcp-max-buffered", "BYTES", "32MiB",
        "input and unsent answers of all TCP connections; above it the one "

@@ -265,12 +265,14 @@ class TcpServer::Loop {
     const uint32_t budget = server_.options_.max_queries_per_connection;
     bool completed = false;
     while (c.pending() <= kMaxUnsentOutput) {
-      if (budget > 0 && c.queries >= budget) {
-        // Answered its share: what it sent after is not read; it closes
-        // once everything answered has gone out.
-        if (!c.read_closed) closed_budget.Add();
+      if (budget > 0 && c.queries >= budget && !c.read_closed) {
+        // Answered its share: nothing more is read, and it closes once
+        // everything answered has gone out. The queries it pipelined that
+        // were already read (at most kMaxInput octets) are answered first: a
+        // client retries what is unanswered at the close (RFC 7766 section
+        // 6.2.4), so dropping them would only cost it a round trip.
+        closed_budget.Add();
         c.read_closed = true;
-        break;
       }
       const std::optional<std::span<const uint8_t>> query = c.in.Next();
       if (!query) break;

@@ -45,7 +45,7 @@ struct TcpStats {
   uint64_t closed_idle = 0;
   uint64_t closed_slow = 0;      // a message took longer than message_timeout
   uint64_t closed_evicted = 0;   // the idlest, for a newcomer at the limit
-  uint64_t closed_budget = 0;    // answered max_queries_per_connection
+  uint64_t closed_budget = 0;    // read max_queries_per_connection
   uint64_t closed_buffered = 0;  // held the most when the total was over
   int open = 0;
   int64_t buffered_bytes = 0;  // input and unsent output of every connection
