@@ -160,9 +160,10 @@ def tcp_section(meta, table, servers, titles):
     lines = ["", f"Over TCP (issue 20): {meta.get('tcp_connections')} connections from as many "
              f"source addresses, {meta.get('tcp_pipeline')} queries outstanding on each "
              "(RFC 7766 pipelining), the same mix; one TCP thread each (`tcp-workers`, "
-             "`tcp_threads`; nsd serves TCP in its one server process). ax-dns closes a "
-             "connection after 10000 queries (`--tcp-max-queries`, shipped): the generator "
-             "reopens it and counts what was outstanding as lost.", "",
+             "`tcp_threads`; nsd serves TCP in its one server process). ax-dns reads "
+             "10000 queries on a connection (`--tcp-max-queries`, shipped), answers them and "
+             "the pipelined ones read with them, and closes: the generator reopens it and "
+             "counts what was still outstanding as lost.", "",
              "| Server | qps over TCP | ratio to ax-geo | server CPU per query (offered rate) "
              "| p50 / p99 latency at that rate | reconnects / lost per run |",
              "|---|---:|---:|---:|---:|---:|"]
