@@ -21,7 +21,7 @@ from prometheus_client.openmetrics.parser import (
     text_string_to_metric_families as openmetrics_families)
 from prometheus_client.parser import text_string_to_metric_families
 
-from axharness import QUICKSTART, stop_process
+from axharness import QUICKSTART
 from crdschema import CRDS_DIR
 from operatorharness import (
     NS, RBAC_DIR, AxOperator, gslb_path, merge_patch, probe_report, route_table,
@@ -320,11 +320,12 @@ def test_apiserver_restart(cluster, kubeconfig, tmp_path_factory):
     op = AxOperator(kubeconfig, tmp_path_factory.mktemp("op-c"), "op-c", *LEASE).start()
     try:
         wait_for("op-c leading", op.is_leader, LEASE_S + 3 * RETRY_S + 2, 0.1)
-        args = cluster.apiserver.args
-        stop_process(cluster.apiserver, timeout=30)
+        cluster.stop_apiserver()
         time.sleep(3)  # on purpose: the outage's length
-        cluster.apiserver = cluster._spawn(args, cluster.workdir / "kube-apiserver-2.log")
-        # Back when it serves the custom resources again (they come after core).
+        # Ready as the harness waits for it (a loaded machine takes its time; a
+        # failure shows the new log's tail), then serving the custom resources
+        # again (they come after core).
+        cluster.start_apiserver()
         wait_for("the apiserver back",
                  lambda: cluster.get(gslb_path("nodes", "bj-02"))[0] == 200, 60, 0.2)
         before = route_table_version(cluster)
