@@ -247,6 +247,14 @@ check_leader_takeover() {
   fi
 }
 
+# For the cause of a datagram lost during the rollout (not found yet): when the
+# old pods stopped and when kube-proxy dropped them, against the times of the losses.
+keep_upgrade_diagnostics() {
+  kc get events --sort-by=.lastTimestamp >"$LOGS.upgrade-events" 2>&1 || true
+  kubectl --context "kind-$CLUSTER" -n kube-system logs -l k8s-app=kube-proxy \
+    --timestamps --tail=-1 >"$LOGS.upgrade-kube-proxy" 2>&1 || true
+}
+
 # `helm upgrade` changing dns.logLevel rolls the ax-dns pods (their config file
 # changes); queries sent all along from the host must all be answered, as a
 # resolver sees it: a query whose one datagram got no reply is asked once more (a
@@ -304,15 +312,11 @@ check_upgrade_keeps_answering() {
   elif ((missed > 0 || sent < 100)); then
     fail "upgrade: $missed of $sent queries unanswered or wrong during the rollout:" \
       "$(head -5 "$misses" 2>/dev/null | paste -sd ';')"
-    kc get events --sort-by=.lastTimestamp >"$LOGS.upgrade-events" 2>&1 || true
+    keep_upgrade_diagnostics
   else
     local once=""
     if ((lost_once > 0)); then
-      # For the cause (not found yet): when the old pods stopped and when
-      # kube-proxy dropped them, against the times of the losses.
-      kc get events --sort-by=.lastTimestamp >"$LOGS.upgrade-events" 2>&1 || true
-      kubectl --context "kind-$CLUSTER" -n kube-system logs -l k8s-app=kube-proxy \
-        --timestamps --tail=-1 >"$LOGS.upgrade-kube-proxy" 2>&1 || true
+      keep_upgrade_diagnostics
       once=": $(head -3 "$retried" | paste -sd ';'); events and kube-proxy's log in $LOGS.upgrade-*"
     fi
     pass "upgrade: pods replaced (config log-level debug: $level), $sent queries during the rollout, $missed unanswered ($lost_once datagram(s) lost once and answered when asked again$once)"
