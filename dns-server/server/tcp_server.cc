@@ -266,7 +266,7 @@ class TcpServer::Loop {
     bool completed = false;
     while (c.pending() <= kMaxUnsentOutput) {
       if (budget > 0 && c.queries >= budget && !c.read_closed) {
-        // Answered its share: nothing more is read, and it closes once
+        // Read its share: nothing more is read, and it closes once
         // everything answered has gone out. The queries it pipelined that
         // were already read (at most kMaxInput octets) are answered first: a
         // client retries what is unanswered at the close (RFC 7766 section
