@@ -77,30 +77,56 @@ def token_kubeconfig(kube, service_account: str, path: Path,
     return path
 
 
+class _PortTaken(Exception):
+    """The operator exited because its HTTP port was taken after free_port()."""
+
+
 class AxOperator:
     """One ax-operator replica on loopback; stop() is SIGTERM by PID, kill() SIGKILL."""
 
     def __init__(self, kubeconfig: Path, workdir: Path, identity: str, *extra: str):
         self.identity = identity
         self.log_path = workdir / f"ax-operator-{identity}.log"
-        self.port = free_port()
-        self.cmd = [str(operator_binary()), f"--kubeconfig={kubeconfig}",
-                    f"--namespace={NS}", f"--identity={identity}",
-                    f"--http-listen=127.0.0.1:{self.port}", "--log-level=debug", *extra]
+        self._args = [str(operator_binary()), f"--kubeconfig={kubeconfig}",
+                      f"--namespace={NS}", f"--identity={identity}", "--log-level=debug",
+                      *extra]
+        self._pick_port()
         self.proc: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 30.0) -> "AxOperator":
-        with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(self.cmd, stdout=log, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL)
-        wait_for(f"{self.identity} /readyz", self._ready, timeout, 0.1, error=HarnessError,
-                 context=lambda: self.log_path.read_text()[-4000:])
-        return self
+    def _pick_port(self) -> None:
+        self.port = free_port()
+        self.cmd = [*self._args, f"--http-listen=127.0.0.1:{self.port}"]
+
+    def start(self, timeout: float = 30.0, attempts: int = 3) -> "AxOperator":
+        """Starts the operator and waits for /readyz. free_port() only says the port
+        was free a moment ago: when another process takes it first, the operator
+        exits saying it cannot bind, and it starts again on a new port."""
+        for _ in range(attempts):
+            self._log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
+            with open(self.log_path, "ab") as log:
+                self.proc = subprocess.Popen(self.cmd, stdout=log, stderr=subprocess.STDOUT,
+                                             stdin=subprocess.DEVNULL)
+            try:
+                wait_for(f"{self.identity} /readyz", self._ready, timeout, 0.1,
+                         error=HarnessError, context=self._log_tail)
+                return self
+            except _PortTaken:
+                self._pick_port()
+        raise HarnessError(f"ax-operator: its port was taken on {attempts} attempts:\n"
+                           f"{self._log_tail()}")
+
+    def _log_tail(self) -> str:
+        return self.log_path.read_text(errors="replace")[-4000:]
 
     def _ready(self) -> bool:
         if self.proc.poll() is not None:
+            with open(self.log_path, "rb") as log:
+                log.seek(self._log_start)
+                this_run = log.read().decode(errors="replace")
+            if f"http: cannot bind 127.0.0.1:{self.port}" in this_run:
+                raise _PortTaken()
             raise HarnessError(f"ax-operator exited with {self.proc.returncode}:\n"
-                               f"{self.log_path.read_text()[-4000:]}")
+                               f"{this_run[-4000:]}")
         return self.http_get("/readyz")[0] == 200
 
     def http_get(self, path: str, accept: str | None = None) -> tuple[int, str]:
