@@ -216,6 +216,21 @@ def check_sources(stages: dict[str, Stage], cmake_lists: str) -> list[str]:
     return problems
 
 
+def check_pgo_inputs(stages: dict[str, Stage], pgo_script: str) -> list[str]:
+    """scripts/pgo-build.sh skips the build when the hash of what it reads is unchanged:
+    the paths it hashes are the paths the build stage copies, or an edit to a copied
+    file (or a hashed one the image lacks) goes unseen."""
+    m = re.search(r"find (.*?) -type f", pgo_script, re.DOTALL)
+    if not m:
+        return ["scripts/pgo-build.sh: no `find ... -type f` of its inputs"]
+    hashed = set(m.group(1).split()) - {"\\"}
+    copied = {src.rstrip("/") for source, src, _ in stages["build"].copies if not source}
+    return ([f"build stage copies {p}, which pgo-build.sh does not hash"
+             for p in sorted(copied - hashed)] +
+            [f"pgo-build.sh hashes {p}, which the build stage does not copy"
+             for p in sorted(hashed - copied)])
+
+
 def check_users(stages: dict[str, Stage]) -> list[str]:
     problems = []
     for target in TARGETS:
@@ -330,6 +345,19 @@ def test_build_stage_copies_every_source_folder(dockerfile):
     # A folder the build adds but the image does not copy is reported.
     more = (REPO / "CMakeLists.txt").read_text() + "\nadd_subdirectory(plugins)\n"
     assert check_sources(dockerfile[1], more) == ["build stage does not COPY plugins plugins"]
+
+
+def test_pgo_build_hashes_what_the_build_stage_copies(dockerfile):
+    script = (REPO / "scripts" / "pgo-build.sh").read_text()
+    assert check_pgo_inputs(dockerfile[1], script) == []
+    more = parse(DOCKERFILE.read_text().replace("COPY probe probe",
+                                                "COPY probe probe\nCOPY docs docs"))[1]
+    fewer = script.replace(" tests/bench/tools ", " ")
+    assert check_pgo_inputs(more, fewer) == [
+        "build stage copies docs, which pgo-build.sh does not hash",
+        "build stage copies tests/bench/tools, which pgo-build.sh does not hash"]
+    assert check_pgo_inputs(dockerfile[1], script.replace("plan \\", "plan docs \\")) == [
+        "pgo-build.sh hashes docs, which the build stage does not copy"]
 
 
 def test_users_are_numeric_non_root(dockerfile):
