@@ -47,8 +47,9 @@ uint64_t RrlAnswerKey(const PreparedQuery& p) {
   uint64_t name = p.name_hash;
   name ^= uint64_t{q.question.qtype} << 48;
   if (client.from_ecs) {
-    name = Mix64(name) ^ PrefixHash(client.address, client.prefix_length) ^
-           static_cast<uint64_t>(client.prefix_length);
+    name ^= MulFold(PrefixWord(client.address, client.prefix_length),
+                    0x94d049bb133111ebULL) ^
+            static_cast<uint64_t>(client.prefix_length);
   }
   return name;
 }

@@ -17,7 +17,7 @@ constexpr uint64_t kTimeMask =
 constexpr int kCasAttempts = 4;
 
 uint64_t PrefixKey(const IpAddress& source, const RrlOptions& o) {
-  return PrefixHash(
+  return PrefixWord(
       source, source.family == IpFamily::kV4 ? o.ipv4_prefix : o.ipv6_prefix);
 }
 
@@ -55,8 +55,11 @@ uint64_t RateLimiter::Key(const IpAddress& source, RrlClass cls,
                           uint64_t response) const {
   // Errors of a prefix share one budget whatever the question.
   const uint64_t what = cls == RrlClass::kError ? 0 : response;
-  return Mix64(PrefixKey(source, options_) ^
-               Mix64(what ^ (uint64_t{1} + static_cast<uint64_t>(cls)) << 56));
+  // One Mix64 of the whole: the terms only need to differ (PrefixWord); the
+  // prefix is spread by MulFold so that it does not cancel against `what`'s
+  // subnet term, which is spread with another constant.
+  return Mix64(what ^ (uint64_t{1} + static_cast<uint64_t>(cls)) << 56 ^
+               MulFold(PrefixKey(source, options_), 0xbf58476d1ce4e5b9ULL));
 }
 
 RrlVerdict RateLimiter::Check(uint64_t key, RrlClass cls, uint64_t now) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <vector>
 
 namespace ax {
 namespace {
@@ -92,6 +93,37 @@ TEST(IpTest, PrefixHashIsTheStableHashOfTheMaskedPrefix) {
   IpAddress as_v6 = v4;
   as_v6.family = IpFamily::kV6;
   EXPECT_NE(PrefixHash(v4, 24), PrefixHash(as_v6, 24));
+}
+
+// PrefixWord is the cheap term of a rate-limit key: equal within a prefix,
+// distinct across prefixes and families, and after MulFold its bits reach the
+// low half too (a plain product of a /24, whose low 40 bits are zero, would
+// leave only 24 bits to tell prefixes apart).
+TEST(IpTest, PrefixWordTellsPrefixesApartAndMulFoldSpreadsThem) {
+  const IpAddress v4 = *ParseIp("10.1.2.3");
+  EXPECT_EQ(PrefixWord(v4, 24), PrefixWord(*ParseIp("10.1.2.200"), 24));
+  EXPECT_EQ(PrefixWord(v4, 24), PrefixWord(Mask(v4, 24), 32));
+  EXPECT_NE(PrefixWord(v4, 24), PrefixWord(*ParseIp("10.1.3.3"), 24));
+  IpAddress as_v6 = v4;
+  as_v6.family = IpFamily::kV6;
+  EXPECT_NE(PrefixWord(v4, 24), PrefixWord(as_v6, 24));
+  // Past the first 64 bits of an IPv6 address.
+  EXPECT_NE(PrefixWord(*ParseIp("2001:db8::1:0:0:1"), 128),
+            PrefixWord(*ParseIp("2001:db8::1:0:0:2"), 128));
+
+  std::vector<uint64_t> words, low_halves;
+  for (uint32_t i = 0; i < 1 << 16; ++i) {  // every /24 of 10.0.0.0/8
+    IpAddress a = v4;
+    a.bytes[1] = static_cast<uint8_t>(i >> 8);
+    a.bytes[2] = static_cast<uint8_t>(i);
+    const uint64_t word = PrefixWord(a, 24);
+    words.push_back(word);
+    low_halves.push_back(MulFold(word, 0xbf58476d1ce4e5b9ULL) & 0xffffffff);
+  }
+  for (auto* v : {&words, &low_halves}) {
+    std::sort(v->begin(), v->end());
+    EXPECT_EQ(std::unique(v->begin(), v->end()), v->end());
+  }
 }
 
 }  // namespace
