@@ -114,10 +114,10 @@ void PlanCanaryStatuses(const StatusInputs& in, StatusOutput& out) {
                        {"percent", s.percent},
                        {"step", s.step}};
         if (s.step_started_at_ms > 0) {
-          status["stepStartedAt"] = FormatRfc3339Seconds(s.step_started_at_ms);
+          status["stepStartedAt"] = FormatRfc3339Ms(s.step_started_at_ms);
         }
         if (s.paused_at_ms > 0) {
-          status["pausedAt"] = FormatRfc3339Seconds(s.paused_at_ms);
+          status["pausedAt"] = FormatRfc3339Ms(s.paused_at_ms);
         }
         const bool serving = s.phase == CanaryPhase::kProgressing ||
                              s.phase == CanaryPhase::kPaused ||

@@ -255,7 +255,7 @@ TEST(CanaryPlan, StepsArePublishedAndRecorded) {
   EXPECT_EQ(status["phase"], "Progressing");
   EXPECT_EQ(status["percent"], 10);
   EXPECT_EQ(status["step"], 0);
-  EXPECT_EQ(status["stepStartedAt"], FormatRfc3339Seconds(kT0));
+  EXPECT_EQ(status["stepStartedAt"], FormatRfc3339Ms(kT0));
   EXPECT_EQ(ConditionOf(status, "Ready")["message"],
             "step 1/3: 10% of clients on Node bj-01 until " +
                 FormatRfc3339Seconds(kT0 + 60'000));
@@ -340,6 +340,22 @@ TEST(CanaryControl, AnnotationsAreReadStrictlyForTheirGeneration) {
       "from 1 to 3, got \"3/4\" (ignored)");
 }
 
+// The plan reads the step's start back from the status it wrote: written in
+// whole seconds, a step entered at .700 would end up to 1 s before its pause.
+TEST(CanaryPlan, APauseIsHeldToTheMillisecondFromTheStatus) {
+  FakeCluster c = SmallCluster();
+  c.state.canaries.push_back(CanaryObject());
+  const int64_t start = kT0 + 700;
+  c.Step(start);
+  EXPECT_EQ(c.Status("Canary", "new-bj")["stepStartedAt"],
+            FormatRfc3339Ms(start));
+  c.ReplaceReports(testing::UpReports(kT0 + 59'000));
+  c.Step(start + 59'999);
+  EXPECT_EQ(ServedCanaryPercent(c), 10);
+  c.Step(start + 60'000);
+  EXPECT_EQ(ServedCanaryPercent(c), 50);
+}
+
 TEST(CanaryPlan, AnnotationsPauseAndAbortTheServedShare) {
   FakeCluster c = SmallCluster();
   c.state.canaries.push_back(CanaryObject());
@@ -350,7 +366,7 @@ TEST(CanaryPlan, AnnotationsPauseAndAbortTheServedShare) {
   EXPECT_THAT(EventLines(plan), Contains("Canary/new-bj Normal CanaryPaused"));
   json status = c.Status("Canary", "new-bj");
   EXPECT_EQ(status["phase"], "Paused");
-  EXPECT_EQ(status["pausedAt"], FormatRfc3339Seconds(kT0 + 10'000));
+  EXPECT_EQ(status["pausedAt"], FormatRfc3339Ms(kT0 + 10'000));
   EXPECT_EQ(ConditionOf(status, "Ready")["status"], "True");
   c.ReplaceReports(testing::UpReports(kT0 + 99'000));
   c.Step(kT0 + 100'000);  // past the 1m pause: held
