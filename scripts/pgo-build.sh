@@ -10,8 +10,9 @@
 #      standalone on examples/quickstart with the shipped defaults (RRL on,
 #      decision log at its default sampling), answers the peer benchmark's kind of
 #      load: UDP from 64 loopback /24s with 5000 ECS subnets, as fast as it can and
-#      at 100k queries/s, AAAA, then pipelined TCP; its profile goes to
-#      build/pgo-profile when it exits;
+#      at 100k queries/s, AAAA, then pipelined TCP, each a fixed number of queries
+#      (not a duration: the profile's counts do not depend on the machine's speed);
+#      its profile goes to build/pgo-profile when it exits;
 #   3. the release preset with AX_PGO=use in DIR (default build/release-pgo),
 #      without the test targets (the benchmark tools build there too, without a
 #      profile), every object rebuilt against the new profile.
@@ -29,7 +30,7 @@ while (($#)); do
     --build-dir) OUT="$(realpath -m "$2")"; shift ;;
     --targets) TARGETS="$2"; shift ;;
     --) shift; break ;;
-    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "pgo-build.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -110,13 +111,14 @@ load() {
     >"$work/load.json" 2>&1
   grep -q '"received": [1-9]' "$work/load.json"
 }
+# Readiness: one query a try, so that the tries add next to nothing to the profile.
 for _ in $(seq 1 150); do
-  load --duration 0.2 && break
+  load --count 1 --timeout 200 && break
   kill -0 "$server" 2>/dev/null || { cat "$work/ax-dns.log" >&2; exit 1; }
   sleep 0.2
 done
-for mix in "--duration 5" "--duration 3 --rate 100000 --inflight 20000" \
-  "--duration 3 --qtype AAAA" "--duration 3 --tcp"; do
+for mix in "--count 1000000" "--count 300000 --rate 100000 --inflight 20000" \
+  "--count 300000 --qtype AAAA" "--count 300000 --tcp"; do
   # shellcheck disable=SC2086
   load $mix || { cat "$work/load.json" "$work/ax-dns.log" >&2; exit 1; }
 done

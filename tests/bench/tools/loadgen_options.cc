@@ -1,5 +1,6 @@
 #include "loadgen_options.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -24,6 +25,8 @@ sent as an EDNS Client Subnet option.
 flags:
   --server ADDR:PORT   target, e.g. 127.0.0.1:5353 or [::1]:53 (required)
   --duration SECONDS   sending time [default: 10]
+  --count N            send N queries instead, as fast as --rate allows, then
+                       wait for their answers: the same load on any machine
   --rate QPS           offered rate; 0: closed loop, as fast as possible [default: 0]
   --inflight N         UDP: queries outstanding at most (1..60000) [default: 500]
   --tcp                TCP instead of UDP
@@ -71,6 +74,7 @@ bool ParseInt(const char* text, int min, int max, int* out) {
 }  // namespace
 
 int ParseLoadgenOptions(int argc, char** argv, LoadgenOptions* options) {
+  bool duration_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
     if (flag == "--help" || flag == "-h") {
@@ -92,6 +96,11 @@ int ParseLoadgenOptions(int argc, char** argv, LoadgenOptions* options) {
       options->server = value;
     } else if (flag == "--duration") {
       ok = ParseDouble(value, 0.1, 86400, &options->duration_s);
+      duration_given = true;
+    } else if (flag == "--count") {
+      double count = 0;
+      ok = ParseDouble(value, 1, 1e12, &count) && count == std::floor(count);
+      options->count = static_cast<uint64_t>(count);
     } else if (flag == "--rate") {
       ok = ParseDouble(value, 0, 1e8, &options->rate);
     } else if (flag == "--inflight") {
@@ -136,6 +145,11 @@ int ParseLoadgenOptions(int argc, char** argv, LoadgenOptions* options) {
                    value);
       return 2;
     }
+  }
+  if (duration_given && options->count > 0) {
+    std::fprintf(stderr,
+                 "ax_loadgen: --count and --duration exclude each other\n");
+    return 2;
   }
   if (options->server.empty()) {
     std::fprintf(stderr, "ax_loadgen: --server is required (see --help)\n");

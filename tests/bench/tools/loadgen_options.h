@@ -3,6 +3,7 @@
 #define AX_TESTS_BENCH_TOOLS_LOADGEN_OPTIONS_H_
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,8 @@ namespace ax::bench {
 
 struct LoadgenOptions {
   std::string server;        // ADDR:PORT
-  double duration_s = 10;    // sending time
+  double duration_s = 10;    // sending time, unless count is set
+  uint64_t count = 0;        // queries to send; 0: as many as duration_s allows
   double rate = 0;           // queries/s; 0: as fast as the window allows
   int inflight = 500;        // queries outstanding at most
   int timeout_ms = 1000;     // a query unanswered this long is lost
@@ -30,6 +32,20 @@ struct LoadgenOptions {
   std::string label;                // copied into the JSON
   std::string output;               // JSON file; stdout when empty
 };
+
+// When sending stops: duration_s after start_ns, or never (at the count).
+inline uint64_t SendingEndsNs(const LoadgenOptions& options,
+                              uint64_t start_ns) {
+  if (options.count > 0) return std::numeric_limits<uint64_t>::max();
+  return start_ns + static_cast<uint64_t>(options.duration_s * 1e9);
+}
+
+// How many more queries may be sent after `sent`: what is left of the count,
+// or no limit.
+inline uint64_t QueriesLeft(const LoadgenOptions& options, uint64_t sent) {
+  if (options.count == 0) return std::numeric_limits<uint64_t>::max();
+  return sent < options.count ? options.count - sent : 0;
+}
 
 // Parses argv. Returns 0 to run, 1 after printing --help, 2 on a usage error
 // (message on stderr).

@@ -88,13 +88,12 @@ class TcpGenerator {
     }
     r_->reconnects = 0;  // the first opens are not reconnects
     r_->start_ns = MonotonicNs();
-    const uint64_t end_ns =
-        r_->start_ns + static_cast<uint64_t>(options_.duration_s * 1e9);
+    const uint64_t end_ns = SendingEndsNs(options_, r_->start_ns);
     const uint64_t timeout_ns =
         static_cast<uint64_t>(options_.timeout_ms) * 1'000'000ULL;
     uint64_t next_scan = r_->start_ns + kScanIntervalNs;
     uint64_t now = r_->start_ns;
-    while (now < end_ns) {
+    while (now < end_ns && QueriesLeft(options_, r_->sent) > 0) {
       Poll(now);
       now = MonotonicNs();
       Fill(now);
@@ -232,8 +231,9 @@ class TcpGenerator {
       for (size_t i = 0; i < connections_.size(); ++i) {
         Connection& c = connections_[i];
         if (!c.connected) continue;
-        const size_t room =
-            static_cast<size_t>(options_.pipeline) - c.outstanding;
+        const size_t room = static_cast<size_t>(std::min<uint64_t>(
+            static_cast<uint64_t>(options_.pipeline) - c.outstanding,
+            QueriesLeft(options_, r_->sent)));
         for (size_t q = 0; q < room; ++q) Queue(&c, now);
         if (room > 0 && !Flush(&c, i)) Fail(&c, now);
       }
@@ -244,7 +244,8 @@ class TcpGenerator {
     const double due =
         options_.rate * static_cast<double>(now - r_->start_ns) / 1e9;
     const double behind = due - static_cast<double>(r_->sent);
-    uint64_t budget = behind <= 0 ? 0 : static_cast<uint64_t>(behind);
+    uint64_t budget = std::min(behind <= 0 ? 0 : static_cast<uint64_t>(behind),
+                               QueriesLeft(options_, r_->sent));
     const size_t n = connections_.size();
     dealt_.assign(n, false);
     size_t idle_turns = 0;  // connections passed in a row without room

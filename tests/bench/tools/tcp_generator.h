@@ -10,8 +10,9 @@
 namespace ax::bench {
 
 // Opens --connections connections, keeps --pipeline queries outstanding on
-// each for --duration, then waits up to --timeout for the rest. Returns false
-// (message on stderr) when no connection can be opened at all.
+// each for --duration (or until --count are sent), then waits up to --timeout
+// for the rest. Returns false (message on stderr) when no connection can be
+// opened at all.
 bool RunTcp(const LoadgenOptions& options, const QuerySet& queries,
             const SocketAddress& server, RunResult* result);
 

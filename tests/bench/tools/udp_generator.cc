@@ -63,13 +63,12 @@ class UdpGenerator {
   // Runs the load; returns false on a socket error that ends the run.
   bool Run() {
     r_->start_ns = MonotonicNs();
-    const auto duration_ns = static_cast<uint64_t>(options_.duration_s * 1e9);
-    const uint64_t end_ns = r_->start_ns + duration_ns;
+    const uint64_t end_ns = SendingEndsNs(options_, r_->start_ns);
     const uint64_t timeout_ns =
         static_cast<uint64_t>(options_.timeout_ms) * 1'000'000ULL;
     uint64_t next_scan = r_->start_ns + kScanIntervalNs;
     uint64_t now = r_->start_ns;
-    while (now < end_ns) {
+    while (now < end_ns && QueriesLeft(options_, r_->sent) > 0) {
       if (!SendRound(now)) return false;
       if (!ReceiveRound()) return false;
       now = MonotonicNs();
@@ -93,6 +92,8 @@ class UdpGenerator {
     size_t want = batch_;
     const size_t room = static_cast<size_t>(options_.inflight) - inflight_;
     want = std::min(want, room);
+    want = static_cast<size_t>(
+        std::min<uint64_t>(want, QueriesLeft(options_, r_->sent)));
     if (options_.rate > 0) {
       const double due =
           options_.rate * static_cast<double>(now - r_->start_ns) / 1e9;

@@ -9,9 +9,9 @@
 
 namespace ax::bench {
 
-// Sends the load for --duration, then waits up to --timeout for the answers
-// outstanding. Returns false (message on stderr) on a socket error that ends
-// the run.
+// Sends the load for --duration (or --count queries), then waits up to
+// --timeout for the answers outstanding. Returns false (message on stderr) on a
+// socket error that ends the run.
 bool RunUdp(const LoadgenOptions& options, const QuerySet& queries,
             const SocketAddress& server, RunResult* result);
 
