@@ -287,7 +287,8 @@ const std::vector<Flag>& Flags() {
       {"identity", "NAME", "",
        "CHAOS id.server answer (default: the host name)", SetIdentity},
       {"edns-udp-size", "BYTES", "1232",
-       "EDNS UDP size advertised and sent at most",
+       "EDNS UDP size advertised and sent at most; up to 1232 answers leave "
+       "unfragmentable (DF), above it they may be fragmented",
        IntFlag(&ServerConfig::edns_udp_size, 512, 4096)},
       {"zone", "ZONE[=NS[@ADDR]...]", "",
        "serve ZONE (default: the domains' zones); =NS[@ADDR]... adds a name "

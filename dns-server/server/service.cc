@@ -174,7 +174,8 @@ bool Service::StartDns(const QueryContext& context, std::string* error) {
       .listen = config_.listen,
       .workers = config_.workers > 0 ? config_.workers : std::max(1, cores),
       .batch = config_.udp_batch,
-      .rcvbuf = config_.udp_rcvbuf};
+      .rcvbuf = config_.udp_rcvbuf,
+      .max_payload = config_.edns_udp_size};
   const bool any_port =
       std::any_of(config_.listen.begin(), config_.listen.end(),
                   [](const runtime::Endpoint& e) { return e.port == 0; });

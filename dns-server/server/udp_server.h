@@ -24,7 +24,32 @@ struct UdpOptions {
   int batch = 64;
   int rcvbuf = 4 << 20;  // bytes requested per socket
   uint64_t seed = 0;     // 0: random; workers derive their own from it
+  // The largest DNS payload an answer may have (--edns-udp-size): it decides
+  // whether answers leave unfragmentable (FragmentPolicyFor).
+  int max_payload = 1232;
 };
+
+// How a UDP socket's answers meet the path MTU (IP_MTU_DISCOVER and
+// IPV6_MTU_DISCOVER). Both modes ignore path MTU information, so a forged
+// ICMP "fragmentation needed" / "packet too big" cannot make the kernel split
+// answers (the opening of fragment-based cache poisoning).
+enum class FragmentPolicy {
+  // *_PMTUDISC_PROBE: never fragmented; IPv4 with DF set (RFC 9715 §3.1).
+  kDontFragment,
+  // *_PMTUDISC_OMIT: fragmented at the interface's MTU only, DF clear.
+  kInterfaceMtu,
+};
+
+// kDontFragment while every answer fits the smallest MTU a path may have:
+// a payload up to 1232 octets is at most 1280 with IPv6 and UDP headers, the
+// IPv6 minimum link MTU (RFC 8200 §5), and less with IPv4's. A larger
+// payload could exceed some path's MTU, where DF would drop it silently
+// (a resolver only learns of it by timing out), so those fragment instead.
+FragmentPolicy FragmentPolicyFor(int max_payload);
+
+// Applies `policy` to a UDP socket of `family` (AF_INET or AF_INET6).
+bool ApplyFragmentPolicy(int fd, int family, FragmentPolicy policy,
+                         std::string* error);
 
 struct UdpStats {
   uint64_t received = 0;

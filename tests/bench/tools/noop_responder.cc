@@ -1,8 +1,9 @@
 // ax_noop_responder: the physical limit of a UDP DNS server on this machine.
 // Answers every query with a fixed answer (the question copied, QR and AA set,
 // one A record 192.0.2.1, no OPT) using recvmmsg/sendmmsg batches on one
-// socket with a raised SO_RCVBUF. Whatever a real server does beyond this is
-// its own cost; see docs/benchmarks.md.
+// socket with a raised SO_RCVBUF, unfragmentable as ax-dns's answers are by
+// default (IP_PMTUDISC_PROBE: DF set, so the kernel picks no IP ID). Whatever
+// a real server does beyond this is its own cost; see docs/benchmarks.md.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -116,6 +117,15 @@ int Serve(const Options& options) {
   if (fd < 0 || ::bind(fd, at->get(), at->length) != 0) {
     std::fprintf(stderr, "ax_noop_responder: %s\n",
                  ErrnoMessage("bind " + options.listen).c_str());
+    return 1;
+  }
+  const bool v4 = at->family() == AF_INET;
+  const int probe = v4 ? IP_PMTUDISC_PROBE : IPV6_PMTUDISC_PROBE;
+  if (::setsockopt(fd, v4 ? IPPROTO_IP : IPPROTO_IPV6,
+                   v4 ? IP_MTU_DISCOVER : IPV6_MTU_DISCOVER, &probe,
+                   sizeof(probe)) != 0) {
+    std::fprintf(stderr, "ax_noop_responder: %s\n",
+                 ErrnoMessage("IP_MTU_DISCOVER").c_str());
     return 1;
   }
   const int granted = RaiseSocketBuffers(fd, options.rcvbuf);
