@@ -86,7 +86,7 @@ def render(out):
              "generator (`tests/bench/tools/loadgen.cc`, sendmmsg/recvmmsg, 500 in flight, "
              "from many loopback /24s as resolvers send). Peer configurations: "
              "`tests/bench/peers/servers.sh` and `zones/`; ax-dns as shipped (RRL, decision "
-             "log and metrics on), the peers with RRL off. Rerun: `tests/bench/peers/run.sh` (~30 min; `--quick` for a smoke "
+             "log and metrics on), the peers with RRL off. Rerun: `tests/bench/peers/run.sh` (~35 min; `--quick` for a smoke "
              "test), profile: `tests/bench/peers/profile.sh`.", ""]
     v = meta.get("versions", {})
     lines.append(
@@ -121,7 +121,9 @@ def render(out):
             f"| {'—' if p50 is None else f'{p50:.0f} / {p99:.0f} µs'} |")
     lines += tcp_section(meta, table, servers, titles)
     lines += scaling_section(table, servers, titles)
-    lines += targets(out, table, servers)
+    pairs = collect_pairs(out)
+    lines += paired_section(meta, pairs, titles)
+    lines += targets(out, table, servers, pairs)
     lines += ["", "<details><summary>Raw results, every run</summary>", "",
               "| Run | Server | ax_loadgen qps | sent / lost | dnsperf qps | dnsperf lost "
               "| offered | CPU µs/query | lost at offered | others' CPU (cores) |",
@@ -200,6 +202,54 @@ def scaling_section(table, servers, titles):
     return lines
 
 
+def collect_pairs(out):
+    """Per paired round: {server: {"ours": ..., "cpu": ...}} (run.sh --pairs)."""
+    rounds = sorted(glob.glob(os.path.join(out, "pairs", "round*")),
+                    key=lambda p: int(p.rsplit("round", 1)[1]))
+    result = []
+    for d in rounds:
+        names = {os.path.basename(f).split(".")[0] for f in glob.glob(os.path.join(d, "*.json"))}
+        result.append({n: {k: load(os.path.join(d, f"{n}.{k}.json")) for k in ("ours", "cpu")}
+                       for n in names})
+    return result
+
+
+def paired(pairs, a, b):
+    """Per round in which both were measured: (a's qps / b's, a's CPU µs/q, b's)."""
+    out = []
+    for r in pairs:
+        ra, rb = r.get(a), r.get(b)
+        if not ra or not rb or not ra["ours"] or not rb["ours"] or not ra["cpu"] or not rb["cpu"]:
+            continue
+        out.append((ra["ours"]["qps"] / rb["ours"]["qps"], ra["cpu"]["cpu_us_per_query"],
+                    rb["cpu"]["cpu_us_per_query"]))
+    return out
+
+
+def paired_section(meta, pairs, titles):
+    peers = [p for p in ("gdnsd-geoip", "noop") if paired(pairs, "ax-geo", p)]
+    if not peers:
+        return []
+    lines = ["", f"Paired rounds (issue 20): ax-geo and its close peers started together and "
+             f"measured back to back, seconds apart, in alternating order, {len(pairs)} rounds of "
+             f"{meta.get('pair_seconds')} s at saturation and at {kqps(meta.get('cpu_rate'))} qps "
+             "offered: the host's drift between minutes, larger than these gaps, cancels within a "
+             "round.", "",
+             "| ax-geo against | qps ratio, median (lowest-highest) | rounds at or above the target "
+             "| CPU per query, ax-geo vs peer (medians) | rounds with ax-geo's CPU at most the peer's |",
+             "|---|---:|---:|---:|---:|"]
+    for p in peers:
+        rows = paired(pairs, "ax-geo", p)
+        qs = [q for q, _, _ in rows]
+        bar = 1.0 if p != "noop" else 0.92
+        lines.append(
+            f"| {titles.get(p, p)} | {ratio(median(qs))} ({ratio(min(qs))}-{ratio(max(qs))}) "
+            f"| {sum(q >= bar for q in qs)} of {len(qs)} (≥ {bar:.2f}) "
+            f"| {median([a for _, a, _ in rows]):.2f} vs {median([b for _, _, b in rows]):.2f} µs "
+            f"| {sum(a <= b for _, a, b in rows)} of {len(rows)} |")
+    return lines
+
+
 def verdict(ok):
     return "**PASS**" if ok else "**FAIL**"
 
@@ -213,7 +263,7 @@ def cpu_of(table, server):
     return median([r["cpu"]["cpu_us_per_query"] for r in table.get(server, []) if r["cpu"]])
 
 
-def targets(out, table, servers):
+def targets(out, table, servers, pairs):
     if "ax-geo" not in servers:
         return []
     lines = ["", "Targets (issues 4 and 20; per core, geo classification + ECS + weighted pick on "
@@ -232,6 +282,15 @@ def targets(out, table, servers):
         if ours is not None and theirs is not None:
             lines.append(f"| CPU per query at a fixed offered rate ≤ gdnsd-geoip's | "
                          f"{ours:.2f} µs vs {theirs:.2f} µs | {verdict(ours <= theirs)} |")
+    rows = paired(pairs, "ax-geo", "gdnsd-geoip")
+    if rows:
+        lines.append(f"| paired: ≥ gdnsd-geoip in every round | {len(rows)} rounds: ratios "
+                     f"{', '.join(ratio(q) for q, _, _ in rows)} "
+                     f"| {verdict(all(q >= 1 for q, _, _ in rows))} |")
+        ours, theirs = median([a for _, a, _ in rows]), median([b for _, _, b in rows])
+        lines.append(f"| paired: CPU per query ≤ gdnsd-geoip's | {ours:.2f} µs vs {theirs:.2f} µs "
+                     f"(lower or equal in {sum(a <= b for _, a, b in rows)} of {len(rows)} rounds) "
+                     f"| {verdict(ours <= theirs)} |")
     if "gdnsd-nets5k" in servers:
         r = median_ratio(table, "ax-geo", "gdnsd-nets5k", "ours")
         lines.append(f"| (reference, not the target: gdnsd whose nets map holds only the "
@@ -242,6 +301,11 @@ def targets(out, table, servers):
         rd = median_ratio(table, "ax-geo", "noop", "dnsperf")
         lines.append(f"| ≥ 92% of the no-op responder | {ratio(r)} of it (dnsperf: {ratio(rd)}) "
                      f"| {verdict(r is not None and r >= 0.92)} |")
+    rows = paired(pairs, "ax-geo", "noop")
+    if rows:
+        r = median([q for q, _, _ in rows])
+        lines.append(f"| paired: ≥ 92% of the no-op responder | {ratio(r)} of it, median of "
+                     f"{len(rows)} rounds | {verdict(r >= 0.92)} |")
     if "ax-norrl" in servers:
         r = median_ratio(table, "ax-geo", "ax-norrl", "ours")
         lines.append(f"| the shipped defaults limit none of the resolvers' load (RRL, decision "

@@ -15,7 +15,11 @@
 # After the runs, the scaling step: the --scaling servers with their default
 # threading (ax-dns: a UDP worker per core), unpinned, the generator on CPU 0
 # sharing a core with them, closed loop once per run.
-# After the runs: a loss check on ax-dns at 80% of its median peak (open loop), its
+# After the runs, the paired step (--pairs rounds): ax-geo, gdnsd-geoip and the no-op
+# responder all started at once and measured back to back, seconds apart, each round
+# in alternating order, at saturation and at the CPU step's rate: the host's drift,
+# larger than the gaps these servers are judged by, cancels within a round.
+# Then a loss check on ax-dns at 80% of its median peak (open loop), its
 # memory (VmRSS, RssAnon, RssFile; the mapped .mmdb files) after that and after a
 # burst of random public /24s, then the section of docs/benchmarks.md between
 # "<!-- BEGIN peers" and "<!-- END peers -->" is rewritten (tests/bench/peers/render.py).
@@ -45,6 +49,9 @@ usage: tests/bench/peers/run.sh [--quick] [flags]
                      [default: ax-geo,ax-static,knot,nsd,gdnsd,gdnsd-geoip]
   --connections N    TCP connections [default: 64]
   --pipeline N       TCP queries outstanding per connection [default: 16]
+  --pairs N          paired rounds of ax-geo against gdnsd-geoip and the no-op
+                     responder (those of --servers), back to back [default: 8; 0: none]
+  --pair-seconds S   seconds per measurement of a paired round [default: 5]
   --scaling LIST     servers measured with their default threading on both CPUs
                      [default: ax-geo,gdnsd-geoip,knot; "" for none]
   --quiet-wait S     wait up to S s for other processes to leave the CPUs idle
@@ -59,7 +66,7 @@ USAGE
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../../.." && pwd)"
 RUNS=3 DURATION=15 CPU_RATE=100000 CPU_SECONDS=8 WARMUP=2 SUBNET_COUNT=5000 SOURCES=64
-LOSS_SECONDS=15 QUIET_WAIT="" QUICK=0 DOC="" SETUP=1 BUILD=1
+LOSS_SECONDS=15 QUIET_WAIT="" QUICK=0 DOC="" SETUP=1 BUILD=1 PAIRS=8 PAIR_SECONDS=5
 SERVER_LIST="" TCP_LIST="ax-geo,ax-static,knot,nsd,gdnsd,gdnsd-geoip"
 SCALING_LIST="ax-geo,gdnsd-geoip,knot" TCP_CONNECTIONS=64 TCP_PIPELINE=16
 SERVER_CPU=1 GEN_CPU=0
@@ -77,6 +84,8 @@ while (($#)); do
     --tcp-servers) TCP_LIST="$2"; shift ;;
     --connections) TCP_CONNECTIONS="$2"; shift ;;
     --pipeline) TCP_PIPELINE="$2"; shift ;;
+    --pairs) PAIRS="$2"; shift ;;
+    --pair-seconds) PAIR_SECONDS="$2"; shift ;;
     --scaling) SCALING_LIST="$2"; shift ;;
     --quiet-wait) QUIET_WAIT="$2"; shift ;;
     --doc) DOC=1 ;;
@@ -89,7 +98,7 @@ while (($#)); do
   shift
 done
 if ((QUICK)); then
-  RUNS=1 DURATION=3 CPU_SECONDS=2 WARMUP=1 LOSS_SECONDS=3
+  RUNS=1 DURATION=3 CPU_SECONDS=2 WARMUP=1 LOSS_SECONDS=3 PAIRS=1 PAIR_SECONDS=2
   QUIET_WAIT="${QUIET_WAIT:-60}" DOC="${DOC:-0}"
 fi
 QUIET_WAIT="${QUIET_WAIT:-900}" DOC="${DOC:-1}"
@@ -147,9 +156,19 @@ mkdir -p "$OUT"
 # --- cleanup: our processes by PID, the sysctl, the work dir ----------------------
 RMEM_FILE=/proc/sys/net/core/rmem_default
 RMEM_ORIG=""
+declare -A PAIR_PID=() PAIR_PORT=()
+stop_pairs() {
+  local s
+  for s in "${!PAIR_PID[@]}"; do
+    SPID="${PAIR_PID[$s]}"
+    stop_server
+    unset "PAIR_PID[$s]"
+  done
+}
 cleanup() {
   local rc=$?
   stop_server
+  stop_pairs
   if [[ -n "$RMEM_ORIG" ]]; then
     echo "$RMEM_ORIG" >"$RMEM_FILE" && log "restored net.core.rmem_default=$RMEM_ORIG"
   fi
@@ -315,6 +334,37 @@ if ((${#scaling[@]})); then
   SERVER_CPU="$saved_cpu" THREADS=1
 fi
 
+# --- paired rounds: ax-geo and its close peers back to back ------------------------
+paired=()
+for s in ax-geo gdnsd-geoip noop; do in_run "$s" && paired+=("$s"); done
+if ((PAIRS > 0 && ${#paired[@]} >= 2)) && in_run ax-geo; then
+  log "paired rounds: ${paired[*]}, $PAIRS round(s) of ${PAIR_SECONDS}s per measurement"
+  for s in "${paired[@]}"; do
+    start_server "$s" || die "$s did not start for the paired rounds"
+    PAIR_PID[$s]="$SPID" PAIR_PORT[$s]="$PORT"
+    loadgen "$WORK/warmup.json" warmup --duration "$WARMUP" || true
+    SPID=""  # stopped by stop_pairs
+  done
+  for ((round = 1; round <= PAIRS; round++)); do
+    order=("${paired[@]}")
+    if ((round % 2 == 0)); then mapfile -t order < <(printf '%s\n' "${paired[@]}" | tac); fi
+    dir="$OUT/pairs/round$round"
+    mkdir -p "$dir"
+    line="round $round"
+    for s in "${order[@]}"; do
+      SPID="${PAIR_PID[$s]}" PORT="${PAIR_PORT[$s]}"
+      guarded loadgen "$dir/$s.ours.json" "$s" --duration "$PAIR_SECONDS" || die "$s: load generator failed"
+      CPU_SECONDS="$PAIR_SECONDS" guarded cpu_at_rate "$dir/$s.cpu.json" "$s" "$CPU_RATE" ||
+        die "$s: load generator failed"
+      line+="$(printf '  %s %.0f qps %.2f us/q' "$s" "$(json_field "$dir/$s.ours.json" qps)" \
+        "$(json_field "$dir/$s.cpu.json" cpu_us_per_query)")"
+    done
+    SPID=""
+    log "$line"
+  done
+  stop_pairs
+fi
+
 # --- ax-dns: loss at 80% of its peak, memory ----------------------------------------
 if in_run ax-geo; then
   peak="$(python3 - "$OUT" <<'PY'
@@ -345,6 +395,7 @@ fi
 {
   echo "{\"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\", \"runs\": $RUNS, \"duration_s\": $DURATION,"
   echo " \"cpu_rate\": $CPU_RATE, \"cpu_seconds\": $CPU_SECONDS, \"subnets\": $SUBNET_COUNT,"
+  echo " \"pairs\": $PAIRS, \"pair_seconds\": $PAIR_SECONDS,"
   echo " \"sources\": $SOURCES, \"tcp_connections\": $TCP_CONNECTIONS, \"tcp_pipeline\": $TCP_PIPELINE,"
   echo " \"cpus\": $(nproc), \"cpu_model\": \"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)\","
   echo " \"mhz\": \"$(grep -m1 'cpu MHz' /proc/cpuinfo | cut -d: -f2 | xargs | cut -d. -f1)\","
