@@ -19,6 +19,7 @@
 #include "server/telemetry.h"
 #include "server/udp_server.h"
 #include "server_test_support.h"
+#include "udp_loopback.h"
 
 namespace ax::dns {
 namespace {
@@ -93,20 +94,13 @@ TEST(UdpFragmentTest, TheServersAnswersCarryDfOnlyAtSizesEveryPathTakes) {
   Telemetry telemetry(nullptr);
   for (const int max_payload : {1232, 4096}) {
     SCOPED_TRACE(max_payload);
-    UdpServer server(
-        UdpOptions{.listen = {runtime::Endpoint{*ParseIp("127.0.0.1"), 0}},
-                   .rcvbuf = 1 << 16,
-                   .max_payload = max_payload},
-        QueryContext{.store = &store, .telemetry = &telemetry});
-    std::string error;
-    ASSERT_TRUE(server.Start(&error)) << error;
     // SERVFAIL (nothing is served yet) is an answer like any other here.
-    ASSERT_TRUE(testing::UdpExchange(
-        server.bound().at(0),
-        testing::MakeQuery("www.example.test.", LDNS_RR_TYPE_A, 1)));
-    EXPECT_EQ(DontFragmentFrom(raw.get(), server.bound().at(0).port),
+    const std::unique_ptr<UdpServer> server = testing::StartLoopbackUdp(
+        QueryContext{.store = &store, .telemetry = &telemetry}, max_payload);
+    ASSERT_FALSE(HasFailure());
+    EXPECT_EQ(DontFragmentFrom(raw.get(), server->bound().at(0).port),
               max_payload <= 1232);
-    server.Stop();
+    server->Stop();
   }
 }
 

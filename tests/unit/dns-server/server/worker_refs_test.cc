@@ -16,6 +16,7 @@
 #include "server/telemetry.h"
 #include "server/udp_server.h"
 #include "server_test_support.h"
+#include "udp_loopback.h"
 
 namespace ax::dns {
 namespace {
@@ -119,22 +120,16 @@ TEST(WorkerRefsTest, AnIdleUdpWorkerLetsGoOfAReplacedState) {
   SnapshotStore store({}, /*history=*/1);
   ASSERT_EQ(store.Load(Shared(1), "test"), LoadOutcome::kSwapped);
   Telemetry telemetry(nullptr);
-  UdpServer server(
-      UdpOptions{.listen = {runtime::Endpoint{*ParseIp("127.0.0.1"), 0}},
-                 .rcvbuf = 1 << 16},
-      QueryContext{.store = &store, .telemetry = &telemetry});
-  std::string error;
-  ASSERT_TRUE(server.Start(&error)) << error;
   // Answered (REFUSED: no zone is configured) from the state served now.
-  ASSERT_TRUE(testing::UdpExchange(
-      server.bound().at(0),
-      testing::MakeQuery("www.example.test.", LDNS_RR_TYPE_A, 1)));
+  const std::unique_ptr<UdpServer> server = testing::StartLoopbackUdp(
+      QueryContext{.store = &store, .telemetry = &telemetry});
+  ASSERT_FALSE(HasFailure());
   const std::weak_ptr<const ServingState> first = store.Current();
   ASSERT_EQ(store.Load(Shared(2, 1), "test"), LoadOutcome::kSwapped);
   // No query comes: the worker lets go within its idle timeout (1 s).
   EXPECT_TRUE(ax::testing::WaitFor([&] { return first.expired(); },
                                    std::chrono::seconds(5)));
-  server.Stop();
+  server->Stop();
 }
 
 }  // namespace
