@@ -223,7 +223,8 @@ Classification Classifier::Classify(const IpAddress& client,
   });
 }
 
-Classification Classifier::Classify(const IpAddress& client, GeoMatch match,
+Classification Classifier::Classify(const IpAddress& client,
+                                    const GeoMatch& match,
                                     int geo_prefix_length) const {
   return ClassifyWith(client, [&] {
     return std::pair{match, geo_prefix_length};

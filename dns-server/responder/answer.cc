@@ -98,9 +98,10 @@ Classification ClassifyClient(const AnswerContext& ctx,
     }
     if (ctx.geo.regions != nullptr &&
         ctx.geo.regions->generation() == resolver->generation()) {
-      if (const auto step = ctx.geo.regions->Lookup(ctx.client.address)) {
-        return classifier.Classify(ctx.client.address, step->match,
-                                   step->prefix_length);
+      GeoRegionMap::GeoStep step;
+      if (ctx.geo.regions->Lookup(ctx.client.address, &step)) {
+        return classifier.Classify(ctx.client.address, step.match,
+                                   step.prefix_length);
       }
     }
   }
@@ -177,10 +178,10 @@ AnswerOutcome AnswerDomain(const AnswerContext& ctx, const Question& q,
         return Negative(w, ctx.state, zone, kRcodeNoError);
   }
   const PickInputs in = ClassifyForPick(ctx, served);
-  Answer answer;
-  for (size_t f = 0; f < family_count && w.count(Section::kAnswer) == 0; ++f) {
-    answer = Decide(s, d, in.cls.region, in.client, families[f], ctx.now_ms,
-                    ctx.rng);
+  auto decide = [&](std::optional<IpFamily> family) {
+    return Decide(s, d, in.cls.region, in.client, family, ctx.now_ms, ctx.rng);
+  };
+  auto add = [&](const Answer& answer, std::optional<IpFamily> family) {
     if (answer.source == RouteSource::kDomainFallback &&
         !served.cname.empty()) {
       // Not chased, even into our own zones: the resolver restarts at the
@@ -189,9 +190,17 @@ AnswerOutcome AnswerDomain(const AnswerContext& ctx, const Question& q,
                     answer.ttl);
       w.AddName(Bytes(served.cname));
       w.EndRecord();
-    } else if (families[f]) {
-      AddAnswerAddresses(w, q, s, d, answer, *families[f]);
+    } else if (family) {
+      AddAnswerAddresses(w, q, s, d, answer, *family);
     }
+  };
+  // Initialised, not assigned: the copy of an assigned Answer read it back
+  // wider than Decide wrote it (a stalled store-to-load forward per answer).
+  Answer answer = decide(families[0]);
+  add(answer, families[0]);
+  if (family_count == 2 && w.count(Section::kAnswer) == 0) {
+    answer = decide(families[1]);  // ANY, and no A record
+    add(answer, families[1]);
   }
   const int scope = PickScope(ctx, served, in.cls, answer);
   if (w.count(Section::kAnswer) == 0) {

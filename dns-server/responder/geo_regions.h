@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 
 #include "ax/classify.h"
 #include "geo/family_tables.h"
@@ -29,25 +28,29 @@ class GeoRegionMap {
 
   // The geo step of `client`'s classification, as Classifier::MatchGeo
   // decides it from a database lookup, and the region block it holds for.
-  // Nullopt where the databases split an IPv6 /64 further: classify from a
+  // False where the databases split an IPv6 /64 further: classify from a
   // GeoResolver lookup instead. The caller finishes with
-  // Classifier::Classify(client, step->match, step->prefix_length), so the
-  // Classification is built where it is used rather than copied out of here
-  // (a copy read back right after its field-wise writes stalls). Never
-  // allocates.
+  // Classifier::Classify(client, step.match, step.prefix_length). Written
+  // field by field into the caller's `step`, which Classify reads by
+  // reference: returned (an optional) or passed by value, the step was
+  // copied whole right after its field-wise stores, each copy a stalled
+  // store-to-load forward. Never allocates.
   struct GeoStep {
     Classifier::GeoMatch match;
     int prefix_length = 0;
   };
-  std::optional<GeoStep> Lookup(const IpAddress& client) const {
+  bool Lookup(const IpAddress& client, GeoStep* step) const {
     const FamilyTables::Hit hit = tables_.Find(client);
-    if (hit.value == FamilyTables::kDeeper) return std::nullopt;
-    GeoStep step{.prefix_length = hit.prefix_length};
-    if (hit.value != kNoMatch) {
-      step.match = {.region = hit.value >> 8,
-                    .specificity = static_cast<uint8_t>(hit.value & 0xff)};
+    if (hit.value == FamilyTables::kDeeper) return false;
+    step->prefix_length = hit.prefix_length;
+    if (hit.value == kNoMatch) {
+      step->match.region = kNoIndex;
+      step->match.specificity = 0;
+    } else {
+      step->match.region = hit.value >> 8;
+      step->match.specificity = static_cast<uint8_t>(hit.value & 0xff);
     }
-    return step;
+    return true;
   }
 
   // Starts loading what Lookup(client) reads first, then (a while later,

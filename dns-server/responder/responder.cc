@@ -155,9 +155,6 @@ size_t Responder::Complete(const ServingState* state, GeoRefs geo,
   info.client = client;
   const bool limited = rrl_ && meta.transport == Transport::kUdp;
   uint64_t rrl_key = p.rrl_key;
-  // Taken here, not right after AddQuestion: read at once, the writer's
-  // fields waited on AddQuestion's narrower stores (a stalled forward).
-  const MessageWriter::Mark after_question = w.mark();
   AnswerOutcome outcome;
   if (q.header.opcode() != kOpcodeQuery) {
     outcome.rcode = kRcodeNotImp;  // RFC 1035 §4.1.1
@@ -194,13 +191,13 @@ size_t Responder::Complete(const ServingState* state, GeoRefs geo,
     if (verdict == RrlVerdict::kSlip) {
       // No records, no verdict: TC so a real client asks again over TCP.
       outcome = AnswerOutcome{};
-      w.Rollback(after_question);
+      w.RollbackToQuestion();
       truncated = true;
     }
   }
   if (w.overflow()) {
     // RFC 2181 §9: when the answer does not fit, send none of it and set TC.
-    w.Rollback(after_question);
+    w.RollbackToQuestion();
     truncated = true;
   }
   w.set_limit(limit);

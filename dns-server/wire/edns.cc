@@ -18,28 +18,32 @@ constexpr uint32_t kDoBit = 0x8000;  // in the TTL's low 16 bits (RFC 3225 §3)
 
 EcsStatus ParseClientSubnet(std::span<const uint8_t> data, ClientSubnet* out) {
   if (data.size() < kEcsFixedSize) return EcsStatus::kMalformed;
-  ClientSubnet ecs;
-  ecs.family = ReadU16(data, 0);
-  ecs.source_prefix = data[2];
-  ecs.scope_prefix = data[3];
-  const size_t max_prefix = ecs.family == kEcsFamilyV4   ? 32
-                            : ecs.family == kEcsFamilyV6 ? 128
-                                                         : 0;
+  const uint16_t family = ReadU16(data, 0);
+  const uint8_t source_prefix = data[2];
+  const uint8_t scope_prefix = data[3];
+  const size_t max_prefix = family == kEcsFamilyV4   ? 32
+                            : family == kEcsFamilyV6 ? 128
+                                                     : 0;
   // FAMILY 0 means "no address" and comes only with SOURCE 0 (RFC 7871 §7.1.2);
   // any other unknown FAMILY is malformed (§7.2.1).
-  if (max_prefix == 0 && ecs.family != 0) return EcsStatus::kMalformed;
-  if (ecs.source_prefix > max_prefix) return EcsStatus::kMalformed;
-  if (ecs.scope_prefix != 0) return EcsStatus::kMalformed;  // §6: 0 in queries
+  if (max_prefix == 0 && family != 0) return EcsStatus::kMalformed;
+  if (source_prefix > max_prefix) return EcsStatus::kMalformed;
+  if (scope_prefix != 0) return EcsStatus::kMalformed;  // §6: 0 in queries
   const std::span<const uint8_t> address = data.subspan(kEcsFixedSize);
-  if (address.size() != ecs.address_length()) return EcsStatus::kMalformed;
-  for (size_t i = 0; i < address.size(); ++i) ecs.address[i] = address[i];
+  if (address.size() != (source_prefix + 7u) / 8) return EcsStatus::kMalformed;
   // §6: ADDRESS is truncated to SOURCE bits, so no bit past them may be set.
-  if (ecs.source_prefix % 8 != 0) {
-    const uint8_t tail_mask =
-        static_cast<uint8_t>(0xFF >> (ecs.source_prefix % 8));
+  if (source_prefix % 8 != 0) {
+    const uint8_t tail_mask = static_cast<uint8_t>(0xFF >> (source_prefix % 8));
     if (address.back() & tail_mask) return EcsStatus::kMalformed;
   }
-  *out = ecs;
+  // Written in place, field by field: a whole ClientSubnet built here and
+  // copied out was read back wider than written (a stalled store-to-load
+  // forward per ECS query).
+  out->family = family;
+  out->source_prefix = source_prefix;
+  out->scope_prefix = scope_prefix;
+  out->address = {};
+  for (size_t i = 0; i < address.size(); ++i) out->address[i] = address[i];
   return EcsStatus::kOk;
 }
 
@@ -60,12 +64,13 @@ OptStatus ParseOpt(uint16_t klass, uint32_t ttl, std::span<const uint8_t> rdata,
     // Every ECS option must be well formed (RFC 7871 §7.2.1: a wrongly
     // formatted option is rejected); the first one counts, as in BIND.
     if (code == kOptionClientSubnet) {
-      ClientSubnet ecs;
-      if (ParseClientSubnet(rdata.subspan(at, length), &ecs) !=
+      ClientSubnet later;  // checked, not kept
+      if (ParseClientSubnet(
+              rdata.subspan(at, length),
+              out->has_client_subnet ? &later : &out->client_subnet) !=
           EcsStatus::kOk) {
         return OptStatus::kMalformed;
       }
-      if (!out->has_client_subnet) out->client_subnet = ecs;
       out->has_client_subnet = true;
     }
     at += length;

@@ -33,7 +33,8 @@ enum class EcsStatus : uint8_t {
 // Validates one ECS option's data (after OPTION-CODE and OPTION-LENGTH): a
 // known FAMILY (1, 2, or 0 with SOURCE 0 and no address), SOURCE within the
 // family's length, SCOPE 0 as queries must send it (§6), exactly ceil(SOURCE/8)
-// address octets and no bit set past SOURCE.
+// address octets and no bit set past SOURCE. `*out` is written only when the
+// option is valid.
 EcsStatus ParseClientSubnet(std::span<const uint8_t> data, ClientSubnet* out);
 
 // What a query's OPT record said (RFC 6891 §6.1.2-3).

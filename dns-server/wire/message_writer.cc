@@ -103,9 +103,11 @@ void MessageWriter::AddQuestion(const WireName& name, uint16_t qtype,
   AddName(name.wire());
   AddU16(qtype);
   AddU16(qclass);
-  if (overflow_) return;
-  header_.qdcount = 1;
-  if (first) question_size_ = name.size;
+  if (!overflow_) {
+    header_.qdcount = 1;
+    if (first) question_size_ = name.size;
+  }
+  after_question_ = mark();
 }
 
 void MessageWriter::AddFixedFields(uint16_t type, uint16_t klass, uint32_t ttl,

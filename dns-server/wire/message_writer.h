@@ -27,7 +27,9 @@ class MessageWriter {
   MessageWriter(std::span<uint8_t> buffer, size_t limit)
       : buffer_(buffer),
         limit_(std::min(limit, buffer.size())),
-        overflow_(limit_ < kHeaderSize) {}
+        overflow_(limit_ < kHeaderSize) {
+    after_question_.overflow = overflow_;
+  }
 
   // ID and flags; the section counts are the writer's.
   Header& header() { return header_; }
@@ -72,6 +74,12 @@ class MessageWriter {
   // Forgets everything written after `m` (records, counts, compression
   // targets).
   void Rollback(const Mark& m);
+  // Rollback to where AddQuestion left the message (the header alone when
+  // it was not called). Kept by AddQuestion rather than taken by the caller:
+  // a Mark taken on the query path, between AddQuestion's stores and the
+  // answer's, read those fields back wider than written (a stalled
+  // store-to-load forward per response).
+  void RollbackToQuestion() { Rollback(after_question_); }
 
   // Writes the header; returns the message size, or 0 when something did not
   // fit.
@@ -103,6 +111,7 @@ class MessageWriter {
   size_t target_count_ = 0;
   // Octets of the name AddQuestion wrote at kHeaderSize (0: none yet).
   size_t question_size_ = 0;
+  Mark after_question_{.size = kHeaderSize};
 };
 
 }  // namespace ax::dns

@@ -118,8 +118,10 @@ class Classifier {
   // Classify with the geo step decided beforehand (a table compiled from
   // MatchGeo over every database value): `match` holds across the client's
   // block of `geo_prefix_length`. Same result as Classify given the GeoInfo
-  // the match came from, with that prefix length.
-  Classification Classify(const IpAddress& client, GeoMatch match,
+  // the match came from, with that prefix length. `match` by reference: by
+  // value it was packed into a register from the caller's field-wise stores
+  // (twice a stalled store-to-load forward per query on the DNS path).
+  Classification Classify(const IpAddress& client, const GeoMatch& match,
                           int geo_prefix_length) const;
 
   // False: no region has geo or ASN criteria, classification never needs geo.

@@ -18,9 +18,9 @@ namespace ax::dns::testing {
 inline std::optional<Classification> MapClassify(const GeoRegionMap& map,
                                                  const Classifier& classifier,
                                                  const IpAddress& ip) {
-  const auto step = map.Lookup(ip);
-  if (!step) return std::nullopt;
-  return classifier.Classify(ip, step->match, step->prefix_length);
+  GeoRegionMap::GeoStep step;
+  if (!map.Lookup(ip, &step)) return std::nullopt;
+  return classifier.Classify(ip, step.match, step.prefix_length);
 }
 
 inline Classification SlowClassify(const Classifier& classifier,

@@ -83,8 +83,9 @@ TEST(GeoRegionMapTest, MatchesTheLookupOnTestDatabases) {
   }
   // The /64 holding a /120, and ::/64, which holds the IPv4 tree (::/96):
   // the caller must look up.
-  EXPECT_FALSE(map->Lookup(A("2001:db8:3::5")));
-  EXPECT_FALSE(map->Lookup(A("::1")));
+  GeoRegionMap::GeoStep step;
+  EXPECT_FALSE(map->Lookup(A("2001:db8:3::5"), &step));
+  EXPECT_FALSE(map->Lookup(A("::1"), &step));
   // The region block around 2.0.2.7 is the US /16 as a whole, its AT&T /24
   // (no listed ASN) included.
   const auto out = MapClassify(*map, classifier, A("2.0.2.7"));

@@ -3,6 +3,7 @@
 // rollback, OPT output, each written message read back with ldns.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <vector>
 
 #include "wire/edns.h"
@@ -202,6 +203,45 @@ TEST(ClientSubnetTest, ValidationTable) {
   }
 }
 
+// The parsed option lands whole in the output; a rejected one leaves it as
+// it was.
+TEST(ClientSubnetTest, WritesOnlyAValidOption) {
+  ClientSubnet ecs;
+  ASSERT_EQ(ParseClientSubnet(Bytes{0, 1, 24, 0, 198, 51, 100}, &ecs),
+            EcsStatus::kOk);
+  EXPECT_EQ(ecs.family, kEcsFamilyV4);
+  EXPECT_EQ(ecs.source_prefix, 24);
+  EXPECT_EQ(ecs.address, (std::array<uint8_t, 16>{198, 51, 100}));
+  // Octets past SOURCE are cleared, whatever the output held before.
+  ASSERT_EQ(ParseClientSubnet(Bytes{0, 1, 8, 0, 10}, &ecs), EcsStatus::kOk);
+  EXPECT_EQ(ecs.address, (std::array<uint8_t, 16>{10}));
+  EXPECT_EQ(ParseClientSubnet(Bytes{0, 1, 24, 0, 192, 0, 3, 9}, &ecs),
+            EcsStatus::kMalformed);
+  EXPECT_EQ(ecs.source_prefix, 8);
+  EXPECT_EQ(ecs.address, (std::array<uint8_t, 16>{10}));
+}
+
+// RFC 7871 leaves several options to the server: the first is the one used,
+// every one must be well formed.
+TEST(MessageReaderTest, FirstEcsOptionCountsEveryOneIsChecked) {
+  const Bytes first = {0, 8, 0, 7, 0, 1, 24, 0, 198, 51, 100};
+  const Bytes second = {0, 8, 0, 6, 0, 1, 16, 0, 203, 0};
+  Bytes both = first;
+  both.insert(both.end(), second.begin(), second.end());
+  ParsedQuery q;
+  ASSERT_EQ(ParseQuery(Query(0, 1, Opt(4096, 0, false, both)), &q),
+            ParseStatus::kOk);
+  ASSERT_TRUE(q.edns.has_client_subnet);
+  EXPECT_EQ(q.edns.client_subnet.source_prefix, 24);
+  EXPECT_EQ(q.edns.client_subnet.address,
+            (std::array<uint8_t, 16>{198, 51, 100}));
+
+  Bytes bad_second = first;
+  bad_second.insert(bad_second.end(), {0, 8, 0, 6, 0, 1, 16, 8, 203, 0});
+  EXPECT_EQ(ParseQuery(Query(0, 1, Opt(4096, 0, false, bad_second)), &q),
+            ParseStatus::kFormErr);
+}
+
 // Parses with ldns; the tests below compare its view with what was written.
 ldns_pkt* LdnsParse(std::span<const uint8_t> wire) {
   ldns_pkt* pkt = nullptr;
@@ -340,6 +380,55 @@ TEST(MessageWriterTest, OverflowAndRollback) {
     MessageWriter small(buf, tiny);
     EXPECT_EQ(small.Finish(), 0u);
   }
+}
+
+// RollbackToQuestion returns to where AddQuestion left the message, as a
+// Mark taken right after it would: records, counts and the compression
+// targets they added are gone, the question's own targets stay.
+TEST(MessageWriterTest, RollbackToQuestionKeepsTheQuestionOnly) {
+  Bytes buf(512);
+  MessageWriter w(buf, 512);
+  w.AddQuestion(Name("Www.Example.test"), kTypeA, kClassIn);
+  const size_t question_end = w.size();
+  w.StartRecord(Section::kAnswer, Wire(*EncodeName("other.test")), kTypeCname,
+                kClassIn, 60);
+  w.AddName(Wire(*EncodeName("target.other.test")));
+  w.EndRecord();
+  w.AddRecord(Section::kAdditional, Wire(*EncodeName("other.test")), kTypeA,
+              kClassIn, 60, std::array<uint8_t, 4>{192, 0, 2, 1});
+  ASSERT_EQ(w.count(Section::kAnswer), 1);
+  w.RollbackToQuestion();
+  EXPECT_EQ(w.size(), question_end);
+  EXPECT_EQ(w.count(Section::kAnswer), 0);
+  EXPECT_EQ(w.count(Section::kAdditional), 0);
+  // "other.test" was forgotten: "other" written again, then a pointer to the
+  // question's "test"; "example.test" is still the question's, one pointer.
+  w.AddRecord(Section::kAnswer, Wire(*EncodeName("other.test")), kTypeA,
+              kClassIn, 60, std::array<uint8_t, 4>{192, 0, 2, 2});
+  w.AddRecord(Section::kAnswer, Wire(*EncodeName("example.test")), kTypeA,
+              kClassIn, 60, std::array<uint8_t, 4>{192, 0, 2, 3});
+  const size_t fixed = 10 + 4;  // TYPE .. RDLENGTH, then an IPv4 address
+  EXPECT_EQ(w.size(), question_end + (6 + 2 + fixed) + (2 + fixed));
+
+  // Without a question: back to the header alone; an overflowed message
+  // becomes sendable again.
+  MessageWriter bare(buf, 64);
+  bare.AddBytes(Bytes(100, 'x'));
+  ASSERT_TRUE(bare.overflow());
+  bare.RollbackToQuestion();
+  EXPECT_FALSE(bare.overflow());
+  EXPECT_EQ(bare.Finish(), 12u);
+}
+
+// A question that did not fit stays unsent after RollbackToQuestion.
+TEST(MessageWriterTest, RollbackToAnOverflowedQuestionStaysOverflowed) {
+  Bytes buf(512);
+  MessageWriter w(buf, 16);
+  w.AddQuestion(Name("example.test"), kTypeA, kClassIn);
+  ASSERT_TRUE(w.overflow());
+  w.RollbackToQuestion();
+  EXPECT_TRUE(w.overflow());
+  EXPECT_EQ(w.Finish(), 0u);
 }
 
 TEST(MessageWriterTest, OptWithEcsRoundTrips) {
