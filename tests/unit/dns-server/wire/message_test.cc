@@ -221,27 +221,6 @@ TEST(ClientSubnetTest, WritesOnlyAValidOption) {
   EXPECT_EQ(ecs.address, (std::array<uint8_t, 16>{10}));
 }
 
-// RFC 7871 leaves several options to the server: the first is the one used,
-// every one must be well formed.
-TEST(MessageReaderTest, FirstEcsOptionCountsEveryOneIsChecked) {
-  const Bytes first = {0, 8, 0, 7, 0, 1, 24, 0, 198, 51, 100};
-  const Bytes second = {0, 8, 0, 6, 0, 1, 16, 0, 203, 0};
-  Bytes both = first;
-  both.insert(both.end(), second.begin(), second.end());
-  ParsedQuery q;
-  ASSERT_EQ(ParseQuery(Query(0, 1, Opt(4096, 0, false, both)), &q),
-            ParseStatus::kOk);
-  ASSERT_TRUE(q.edns.has_client_subnet);
-  EXPECT_EQ(q.edns.client_subnet.source_prefix, 24);
-  EXPECT_EQ(q.edns.client_subnet.address,
-            (std::array<uint8_t, 16>{198, 51, 100}));
-
-  Bytes bad_second = first;
-  bad_second.insert(bad_second.end(), {0, 8, 0, 6, 0, 1, 16, 8, 203, 0});
-  EXPECT_EQ(ParseQuery(Query(0, 1, Opt(4096, 0, false, bad_second)), &q),
-            ParseStatus::kFormErr);
-}
-
 // Parses with ldns; the tests below compare its view with what was written.
 ldns_pkt* LdnsParse(std::span<const uint8_t> wire) {
   ldns_pkt* pkt = nullptr;
