@@ -75,10 +75,10 @@ class MessageWriter {
   // targets).
   void Rollback(const Mark& m);
   // Rollback to where AddQuestion left the message (the header alone when
-  // it was not called). Kept by AddQuestion rather than taken by the caller:
-  // a Mark taken on the query path, between AddQuestion's stores and the
-  // answer's, read those fields back wider than written (a stalled
-  // store-to-load forward per response).
+  // it was not called): what a response falls back to when its answer does
+  // not fit or is replaced by TC. Kept by AddQuestion, so the responder holds
+  // no Mark of its own. (GCC still copies that Mark through the stack in
+  // pieces, a stalled store-to-load forward per query, now in AddQuestion.)
   void RollbackToQuestion() { Rollback(after_question_); }
 
   // Writes the header; returns the message size, or 0 when something did not
