@@ -30,7 +30,9 @@ EcsStatus ParseClientSubnet(std::span<const uint8_t> data, ClientSubnet* out) {
   if (source_prefix > max_prefix) return EcsStatus::kMalformed;
   if (scope_prefix != 0) return EcsStatus::kMalformed;  // §6: 0 in queries
   const std::span<const uint8_t> address = data.subspan(kEcsFixedSize);
-  if (address.size() != (source_prefix + 7u) / 8) return EcsStatus::kMalformed;
+  if (address.size() != ClientSubnet::AddressLength(source_prefix)) {
+    return EcsStatus::kMalformed;
+  }
   // §6: ADDRESS is truncated to SOURCE bits, so no bit past them may be set.
   if (source_prefix % 8 != 0) {
     const uint8_t tail_mask = static_cast<uint8_t>(0xFF >> (source_prefix % 8));

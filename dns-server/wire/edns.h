@@ -22,7 +22,11 @@ struct ClientSubnet {
   uint8_t source_prefix = 0;
   uint8_t scope_prefix = 0;
   std::array<uint8_t, 16> address{};  // ceil(source_prefix / 8) octets used
-  size_t address_length() const { return (source_prefix + 7) / 8; }
+  // ADDRESS octets for a SOURCE PREFIX-LENGTH (RFC 7871 §6).
+  static constexpr size_t AddressLength(uint8_t source_prefix) {
+    return (source_prefix + 7u) / 8;
+  }
+  size_t address_length() const { return AddressLength(source_prefix); }
 };
 
 enum class EcsStatus : uint8_t {
