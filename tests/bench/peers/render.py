@@ -227,7 +227,8 @@ def paired(pairs, a, b):
 
 
 def paired_section(meta, pairs, titles):
-    peers = [p for p in ("gdnsd-geoip", "noop") if paired(pairs, "ax-geo", p)]
+    # ax-geo-b (run.sh --ax-dns-b): another build of ax-dns, an A/B without a target.
+    peers = [p for p in ("gdnsd-geoip", "noop", "ax-geo-b") if paired(pairs, "ax-geo", p)]
     if not peers:
         return []
     lines = ["", f"Paired rounds (issue 20): ax-geo and its close peers started together and "
@@ -241,10 +242,11 @@ def paired_section(meta, pairs, titles):
     for p in peers:
         rows = paired(pairs, "ax-geo", p)
         qs = [q for q, _, _ in rows]
-        bar = 1.0 if p != "noop" else 0.92
+        bar = {"gdnsd-geoip": 1.0, "noop": 0.92}.get(p)
+        at_bar = f"{sum(q >= bar for q in qs)} of {len(qs)} (≥ {bar:.2f})" if bar else "—"
         lines.append(
             f"| {titles.get(p, p)} | {ratio(median(qs))} ({ratio(min(qs))}-{ratio(max(qs))}) "
-            f"| {sum(q >= bar for q in qs)} of {len(qs)} (≥ {bar:.2f}) "
+            f"| {at_bar} "
             f"| {median([a for _, a, _ in rows]):.2f} vs {median([b for _, _, b in rows]):.2f} µs "
             f"| {sum(a <= b for _, a, b in rows)} of {len(rows)} |")
     return lines

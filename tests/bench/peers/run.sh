@@ -18,7 +18,9 @@
 # After the runs, the paired step (--pairs rounds): ax-geo, gdnsd-geoip and the no-op
 # responder all started at once and measured back to back, seconds apart, each round
 # in alternating order, at saturation and at the CPU step's rate: the host's drift,
-# larger than the gaps these servers are judged by, cancels within a round.
+# larger than the gaps these servers are judged by, cancels within a round. With
+# --ax-dns-b, a second ax-dns binary (another tree's build) joins them as ax-geo-b:
+# the A/B of a query-path change, in the same rounds as the no-op responder.
 # Then a loss check on ax-dns at 80% of its median peak (open loop), its
 # memory (VmRSS, RssAnon, RssFile; the mapped .mmdb files) after that and after a
 # burst of random public /24s, then the section of docs/benchmarks.md between
@@ -52,6 +54,9 @@ usage: tests/bench/peers/run.sh [--quick] [flags]
   --pairs N          paired rounds of ax-geo against gdnsd-geoip and the no-op
                      responder (those of --servers), back to back [default: 8; 0: none]
   --pair-seconds S   seconds per measurement of a paired round [default: 5]
+  --ax-dns-b PATH    another ax-dns binary, run as ax-geo is (server ax-geo-b, added to
+                     the paired rounds): e.g. the build of main against a change's,
+                     both with scripts/pgo-build.sh
   --scaling LIST     servers measured with their default threading on both CPUs
                      [default: ax-geo,gdnsd-geoip,knot; "" for none]
   --quiet-wait S     wait up to S s for other processes to leave the CPUs idle
@@ -69,7 +74,7 @@ RUNS=3 DURATION=15 CPU_RATE=100000 CPU_SECONDS=8 WARMUP=2 SUBNET_COUNT=5000 SOUR
 LOSS_SECONDS=15 QUIET_WAIT="" QUICK=0 DOC="" SETUP=1 BUILD=1 PAIRS=8 PAIR_SECONDS=5
 SERVER_LIST="" TCP_LIST="ax-geo,ax-static,knot,nsd,gdnsd,gdnsd-geoip"
 SCALING_LIST="ax-geo,gdnsd-geoip,knot" TCP_CONNECTIONS=64 TCP_PIPELINE=16
-SERVER_CPU=1 GEN_CPU=0
+SERVER_CPU=1 GEN_CPU=0 AX_DNS_B=""
 ARGS=("$@")
 while (($#)); do
   case "$1" in
@@ -86,6 +91,7 @@ while (($#)); do
     --pipeline) TCP_PIPELINE="$2"; shift ;;
     --pairs) PAIRS="$2"; shift ;;
     --pair-seconds) PAIR_SECONDS="$2"; shift ;;
+    --ax-dns-b) AX_DNS_B="$(realpath -m "$2")"; shift ;;
     --scaling) SCALING_LIST="$2"; shift ;;
     --quiet-wait) QUIET_WAIT="$2"; shift ;;
     --doc) DOC=1 ;;
@@ -129,6 +135,7 @@ LOADGEN="$TOOLS/ax_loadgen"
 for b in "$AX_DNS" "$LOADGEN" "$TOOLS/ax_noop_responder" "$TOOLS/ax_region_nets"; do
   [[ -x "$b" ]] || die "$b not built"
 done
+[[ -z "$AX_DNS_B" || -x "$AX_DNS_B" ]] || die "--ax-dns-b: $AX_DNS_B is not an executable"
 ZONES="$HERE/zones"
 PROC="$HERE/proc.py"
 HZ="$(python3 "$PROC" hz)"
@@ -139,6 +146,9 @@ if [[ -n "$SERVER_LIST" ]]; then
   IFS=, read -r -a SERVERS <<<"$SERVER_LIST"
 else
   SERVERS=("${ALL_SERVERS[@]}")
+fi
+if [[ -n "$AX_DNS_B" ]] && ! [[ " ${SERVERS[*]} " == *" ax-geo-b "* ]]; then
+  SERVERS+=(ax-geo-b)
 fi
 # The TCP and scaling steps measure only servers of the run.
 in_run() { [[ " ${SERVERS[*]} " == *" $1 "* ]]; }
@@ -336,7 +346,7 @@ fi
 
 # --- paired rounds: ax-geo and its close peers back to back ------------------------
 paired=()
-for s in ax-geo gdnsd-geoip noop; do in_run "$s" && paired+=("$s"); done
+for s in ax-geo ax-geo-b gdnsd-geoip noop; do in_run "$s" && paired+=("$s"); done
 if ((PAIRS > 0 && ${#paired[@]} >= 2)) && in_run ax-geo; then
   log "paired rounds: ${paired[*]}, $PAIRS round(s) of ${PAIR_SECONDS}s per measurement"
   for s in "${paired[@]}"; do

