@@ -37,7 +37,7 @@ usage() {
 usage: tests/bench/peers/run.sh [--quick] [flags]
 
   --quick            smoke test: 1 run of 3 s, short CPU/loss steps, no doc update
-  --runs N           alternating runs [default: 3]
+  --runs N           alternating runs [default: 3; 0: only the paired rounds]
   --duration S       seconds per throughput measurement [default: 15]
   --cpu-rate QPS     offered rate for CPU per query [default: 100000]
   --cpu-seconds S    seconds of the CPU measurement [default: 8]
@@ -147,11 +147,10 @@ if [[ -n "$SERVER_LIST" ]]; then
 else
   SERVERS=("${ALL_SERVERS[@]}")
 fi
-if [[ -n "$AX_DNS_B" ]] && ! [[ " ${SERVERS[*]} " == *" ax-geo-b "* ]]; then
-  SERVERS+=(ax-geo-b)
-fi
 # The TCP and scaling steps measure only servers of the run.
 in_run() { [[ " ${SERVERS[*]} " == *" $1 "* ]]; }
+if [[ -n "$AX_DNS_B" ]] && ! in_run ax-geo-b; then SERVERS+=(ax-geo-b); fi
+[[ -n "$AX_DNS_B" ]] || ! in_run ax-geo-b || die "server ax-geo-b needs --ax-dns-b PATH"
 IFS=, read -r -a TCP_SERVERS <<<"$TCP_LIST"
 IFS=, read -r -a SCALING <<<"$SCALING_LIST"
 for s in "${SERVERS[@]}" "${TCP_SERVERS[@]}" "${SCALING[@]}"; do

