@@ -51,8 +51,10 @@ struct FamilyTables {
   // Tables over the same ranges with every value v (below `value_count`)
   // replaced by map(v), called once per distinct value; kDeeper stays.
   // Neighbours that map alike merge, so the result is often much smaller.
+  // `extra_index_bits`: RangeTable's.
   template <typename Map>
-  FamilyTables Project(size_t value_count, Map map) const {
+  FamilyTables Project(size_t value_count, Map map,
+                       int extra_index_bits = 0) const {
     constexpr uint32_t kUnset = UINT32_MAX;
     std::vector<uint32_t> mapped(value_count, kUnset);
     auto project = [&](const auto& table) {
@@ -66,7 +68,7 @@ struct FamilyTables {
         }
         AppendRange(list, start, value);
       });
-      return Table(list);
+      return Table(list, extra_index_bits);
     };
     return {project(v4), project(v6)};
   }

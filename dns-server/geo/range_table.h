@@ -82,16 +82,19 @@ class RangeTable {
   };
 
   // `ranges` must be a partition (see RangeList); empty means one range of
-  // value 0.
-  explicit RangeTable(const RangeList<Key>& ranges = {}) {
+  // value 0. The index has about one bucket per range, or 2^extra_index_bits
+  // times as many (and up to that many times the usual cap).
+  explicit RangeTable(const RangeList<Key>& ranges = {},
+                      int extra_index_bits = 0) {
     const RangeList<Key> whole{{0, 0}};
     const RangeList<Key>& list = ranges.empty() ? whole : ranges;
     size_ = list.size();
     // About one range per bucket on average. Real clients sit in the densely
     // split parts of the address space, where buckets hold far more: a
     // smaller index (4 per bucket) measured slower in the peer benchmark.
-    const int index_bits = std::clamp(static_cast<int>(std::bit_width(size_)),
-                                      kMinIndexBits, kMaxIndexBits);
+    const int index_bits =
+        std::clamp(static_cast<int>(std::bit_width(size_)) + extra_index_bits,
+                   kMinIndexBits, kMaxIndexBits + extra_index_bits);
     shift_ = kKeyBits - index_bits;
     const size_t buckets = size_t{1} << index_bits;
     // One buffer, in the order a lookup reads it: buckets, then the entries,

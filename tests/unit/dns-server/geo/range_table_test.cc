@@ -65,7 +65,8 @@ TEST(RangeTableTest, FindsRangesAcrossBuckets) {
 // Brute force over a small key space embedded in the top bits: every key's
 // value, and every claimed block really is uniform. The density of range
 // starts varies by round, from buckets mostly wholly inside one range (read
-// from the bucket) to buckets mostly split (searched).
+// from the bucket) to buckets mostly split (searched); so does the index's
+// size.
 TEST(RangeTableTest, MatchesBruteForceOnRandomTables) {
   std::mt19937 rng(4);
   for (int round = 0; round < 60; ++round) {
@@ -80,26 +81,30 @@ TEST(RangeTableTest, MatchesBruteForceOnRandomTables) {
         value_of[k] = value_of[k - 1];
       AppendRange(list, k << 20, value_of[k]);
     }
-    const RangeTable<uint32_t> table(list);
-    for (uint32_t k = 0; k < 4096; ++k) {
-      const uint32_t key = k << 20 | (rng() & 0xfffff);
-      const auto hit = table.Find(key);
-      ASSERT_EQ(hit.value, value_of[k]) << k;
-      ASSERT_LE(hit.prefix_length, 12);
-      const uint32_t size = 1u << (12 - hit.prefix_length);
-      const uint32_t first = k & ~(size - 1);
-      for (uint32_t j = first; j < first + size; ++j) {
-        ASSERT_EQ(value_of[j], hit.value) << k << " block " << j;
-      }
-      // And it is the widest such block.
-      if (hit.prefix_length > 0) {
-        const uint32_t wider = size * 2;
-        const uint32_t wfirst = k & ~(wider - 1);
-        bool uniform = true;
-        for (uint32_t j = wfirst; j < wfirst + wider; ++j) {
-          uniform = uniform && value_of[j] == hit.value;
+    // With the usual index and with four times the buckets (the region
+    // map's).
+    for (const int extra_index_bits : {0, 2}) {
+      const RangeTable<uint32_t> table(list, extra_index_bits);
+      for (uint32_t k = 0; k < 4096; ++k) {
+        const uint32_t key = k << 20 | (rng() & 0xfffff);
+        const auto hit = table.Find(key);
+        ASSERT_EQ(hit.value, value_of[k]) << k;
+        ASSERT_LE(hit.prefix_length, 12);
+        const uint32_t size = 1u << (12 - hit.prefix_length);
+        const uint32_t first = k & ~(size - 1);
+        for (uint32_t j = first; j < first + size; ++j) {
+          ASSERT_EQ(value_of[j], hit.value) << k << " block " << j;
         }
-        ASSERT_FALSE(uniform) << k;
+        // And it is the widest such block.
+        if (hit.prefix_length > 0) {
+          const uint32_t wider = size * 2;
+          const uint32_t wfirst = k & ~(wider - 1);
+          bool uniform = true;
+          for (uint32_t j = wfirst; j < wfirst + wider; ++j) {
+            uniform = uniform && value_of[j] == hit.value;
+          }
+          ASSERT_FALSE(uniform) << k;
+        }
       }
     }
   }
