@@ -74,7 +74,10 @@ bool Answerable(const PreparedQuery& p) {
 
 Responder::Responder(ResponderOptions options, uint64_t rng_seed,
                      RateLimiter* rrl)
-    : options_(std::move(options)), rng_(rng_seed), rrl_(rrl) {}
+    : options_(std::move(options)),
+      rng_(rng_seed),
+      rrl_rng_(~rng_seed),
+      rrl_(rrl) {}
 
 size_t Responder::Respond(const ServingState* state, GeoRefs geo,
                           const QueryMeta& meta, std::span<const uint8_t> query,
@@ -85,8 +88,7 @@ size_t Responder::Respond(const ServingState* state, GeoRefs geo,
 }
 
 void Responder::Prepare(GeoRefs geo, const QueryMeta& meta,
-                        std::span<const uint8_t> query,
-                        PreparedQuery* p) const {
+                        std::span<const uint8_t> query, PreparedQuery* p) {
   ParsedQuery& q = p->q;
   // Too short to answer, or itself a response (answering those invites loops).
   p->parsed = ParseHeader(query, &q.header) && !q.header.qr();
@@ -98,13 +100,16 @@ void Responder::Prepare(GeoRefs geo, const QueryMeta& meta,
   p->name_hash =
       q.has_question ? ServingState::NameHash(q.question.lower.key()) : 0;
   if (geo.regions != nullptr) geo.regions->Prefetch(p->client.address);
-  // Most responses are answers: their bucket is a cache miss in a table of
-  // megabytes. Only an answerable query gets an answer (NOERROR), so the key
-  // is kept for Check.
+  // Most responses are answers: their bucket, when the sample reads it
+  // (rrl.h), is a cache miss in a table of megabytes. Only an answerable
+  // query gets an answer (NOERROR), so the key is kept for Check.
   p->rrl_key = 0;
+  p->rrl_weight = 0;
   if (rrl_ && meta.transport == Transport::kUdp && Answerable(*p)) {
     p->rrl_key = rrl_->Key(p->source, RrlClass::kAnswer, RrlAnswerKey(*p));
-    rrl_->Prefetch(p->rrl_key);
+    p->rrl_weight =
+        rrl_->AnswerWeight(p->rrl_key, meta.mono_us, rrl_rng_.Next());
+    if (p->rrl_weight != 0) rrl_->Prefetch(p->rrl_key);
   }
 }
 
@@ -155,6 +160,7 @@ size_t Responder::Complete(const ServingState* state, GeoRefs geo,
   info.client = client;
   const bool limited = rrl_ && meta.transport == Transport::kUdp;
   uint64_t rrl_key = p.rrl_key;
+  uint32_t rrl_weight = p.rrl_weight;
   AnswerOutcome outcome;
   if (q.header.opcode() != kOpcodeQuery) {
     outcome.rcode = kRcodeNotImp;  // RFC 1035 §4.1.1
@@ -180,8 +186,10 @@ size_t Responder::Complete(const ServingState* state, GeoRefs geo,
     const RrlClass cls = RrlClassOf(outcome.rcode);
     if (cls != RrlClass::kAnswer) {
       rrl_key = rrl_->Key(source, cls, RrlOtherResponse(cls, state, q));
+      rrl_weight = 1;  // few keys (rrl.h): each response is counted
     }
-    const RrlVerdict verdict = rrl_->Check(rrl_key, cls, meta.mono_us);
+    const RrlVerdict verdict =
+        rrl_->Check(rrl_key, cls, meta.mono_us, rrl_weight);
     info.rrl_limited = verdict != RrlVerdict::kAllow;
     if (verdict == RrlVerdict::kDrop) {
       info.dropped = true;

@@ -83,13 +83,14 @@ struct PreparedQuery {
   ParsedQuery q;
   IpAddress source;  // the peer, IPv4-mapped addresses unmapped
   ClientAddress client;
-  size_t name_hash = 0;  // ServingState::NameHash of the question's name
-  uint64_t rrl_key = 0;  // of an answer, when rate-limited and answerable
-  bool parsed = false;   // false: too short, or a response: send nothing
+  size_t name_hash = 0;     // ServingState::NameHash of the question's name
+  uint64_t rrl_key = 0;     // of an answer, when rate-limited and answerable
+  uint32_t rrl_weight = 0;  // RateLimiter::AnswerWeight of rrl_key
+  bool parsed = false;      // false: too short, or a response: send nothing
   bool well_formed = false;
 };
 
-// One per worker thread: owns the worker's RNG. The rate limiter may be shared
+// One per worker thread: owns the worker's RNGs. The rate limiter may be shared
 // by every worker (rrl.h) or null (no rate limiting); it is only consulted for
 // UDP.
 class Responder {
@@ -108,7 +109,7 @@ class Responder {
   // what Complete will read; Complete writes the response. `geo` and `meta`
   // must be the same for both halves of a query.
   void Prepare(GeoRefs geo, const QueryMeta& meta,
-               std::span<const uint8_t> query, PreparedQuery* p) const;
+               std::span<const uint8_t> query, PreparedQuery* p);
   // Between the two, a while after Prepare: the second of the dependent
   // loads Complete starts with (geo_regions.h).
   static void PrefetchMore(GeoRefs geo, const PreparedQuery& p);
@@ -119,6 +120,9 @@ class Responder {
  private:
   ResponderOptions options_;
   Rng rng_;
+  // Samples answers for the rate limiter: a stream of its own, so that the
+  // picks' stream (and a seeded test's answers) does not depend on it.
+  Rng rrl_rng_;
   RateLimiter* rrl_;
 };
 

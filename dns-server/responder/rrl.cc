@@ -16,6 +16,22 @@ constexpr uint64_t kTimeMask =
     (uint64_t{1} << kTagShift) - 1;  // ~8.9 years of µs since boot
 constexpr int kCasAttempts = 4;
 
+// Hot marks expire in units of 2^20 µs (~1 s), as one byte that wraps: a
+// mark made at stamp s holds s + 2, and is hot while that is one or two
+// stamps ahead. A stale byte from 256 stamps before can look hot again: that
+// only costs its keys an exact check for a second or two.
+constexpr int kHotStampShift = 20;
+constexpr uint8_t kHotStamps = 2;
+
+uint8_t HotStamp(uint64_t now_us) {
+  return static_cast<uint8_t>(now_us >> kHotStampShift);
+}
+
+bool IsHot(uint8_t mark, uint64_t now_us) {
+  return mark != 0 &&
+         static_cast<uint8_t>(mark - HotStamp(now_us) - 1) < kHotStamps;
+}
+
 uint64_t PrefixKey(const IpAddress& source, const RrlOptions& o) {
   return PrefixWord(
       source, source.family == IpFamily::kV4 ? o.ipv4_prefix : o.ipv6_prefix);
@@ -49,6 +65,34 @@ RateLimiter::RateLimiter(const RrlOptions& options)
     r.tolerance_us = std::max(
         r.interval_us, (options.burst ? options.burst : rate) * r.interval_us);
   }
+  // A sample charges `sample` answers at once: kept to an eighth of the
+  // burst, so that the one that makes a key hot (at a quarter) leaves it at
+  // most three eighths full.
+  const Rate& answers = rates_[static_cast<int>(RrlClass::kAnswer)];
+  const uint64_t most =
+      std::max<uint64_t>(1, answers.tolerance_us / answers.interval_us / 8);
+  answer_sample_ = static_cast<uint32_t>(std::bit_floor(
+      std::clamp<uint64_t>(options.sample, 1, std::min<uint64_t>(most, 1024))));
+}
+
+uint32_t RateLimiter::AnswerWeight(uint64_t key, uint64_t now_us,
+                                   uint64_t random) const {
+  if (answer_sample_ == 1) return 1;
+  const uint8_t mark =
+      std::atomic_ref(hot_[HotIndex(key)]).load(std::memory_order_relaxed);
+  if (IsHot(mark, now_us)) return 1;
+  return (random & (answer_sample_ - 1)) == 0 ? answer_sample_ : 0;
+}
+
+void RateLimiter::MarkHot(uint64_t key, uint64_t now_us) {
+  uint8_t mark = static_cast<uint8_t>(HotStamp(now_us) + kHotStamps);
+  if (mark == 0) mark = kHotStamps - 1;  // 0 is "never": one stamp shorter
+  const std::atomic_ref<uint8_t> slot(hot_[HotIndex(key)]);
+  // Every check of a hot key renews its mark: write only when it changes, so
+  // that the line is not bounced between workers at every answer of a flood.
+  if (slot.load(std::memory_order_relaxed) != mark) {
+    slot.store(mark, std::memory_order_relaxed);
+  }
 }
 
 uint64_t RateLimiter::Key(const IpAddress& source, RrlClass cls,
@@ -62,8 +106,9 @@ uint64_t RateLimiter::Key(const IpAddress& source, RrlClass cls,
                MulFold(PrefixKey(source, options_), 0xbf58476d1ce4e5b9ULL));
 }
 
-RrlVerdict RateLimiter::Check(uint64_t key, RrlClass cls, uint64_t now) {
-  if (!options_.enabled) return RrlVerdict::kAllow;
+RrlVerdict RateLimiter::Check(uint64_t key, RrlClass cls, uint64_t now,
+                              uint32_t weight) {
+  if (!options_.enabled || weight == 0) return RrlVerdict::kAllow;
   const Rate& rate = rates_[static_cast<int>(cls)];
   const uint64_t now_us = std::min(now, kTimeMask);
   const uint64_t tag = key >> kTagShift;
@@ -85,15 +130,24 @@ RrlVerdict RateLimiter::Check(uint64_t key, RrlClass cls, uint64_t now) {
                  ? 0
                  : 1;  // idle longest
     }
-    const uint64_t next = std::max(tat, now_us) + rate.interval_us;
-    if (next - now_us > rate.tolerance_us) {
+    const uint64_t start = std::max(tat, now_us);
+    // This answer itself is judged as one; a sample charges its weight, but
+    // never past the burst (the answers it stands for were not limited).
+    if (start + rate.interval_us - now_us > rate.tolerance_us) {
+      if (cls == RrlClass::kAnswer) MarkHot(key, now_us);
       const uint64_t n = limited_.fetch_add(1, std::memory_order_relaxed) + 1;
       return options_.slip != 0 && n % options_.slip == 0 ? RrlVerdict::kSlip
                                                           : RrlVerdict::kDrop;
     }
+    const uint64_t next =
+        std::min(start + weight * rate.interval_us, now_us + rate.tolerance_us);
     const uint64_t value = tag << kTagShift | std::min(next, kTimeMask);
     if (pair[slot].compare_exchange_weak(seen[slot], value,
                                          std::memory_order_relaxed)) {
+      if (cls == RrlClass::kAnswer && answer_sample_ > 1 &&
+          next - now_us > rate.tolerance_us / 4) {
+        MarkHot(key, now_us);
+      }
       return RrlVerdict::kAllow;
     }
   }

@@ -266,6 +266,10 @@ const std::vector<Flag>& Flags() {
       {"rrl-slip", "N", "2",
        "every Nth limited response is sent truncated; 0 none",
        IntFlag(&ServerConfig::rrl_slip, 0, 100)},
+      {"rrl-sample", "N", "8",
+       "answers of a key far from its limit count one in N, N times (a "
+       "power of two, at most an eighth of the burst); 1: count every one",
+       IntFlag(&ServerConfig::rrl_sample, 1, 1024)},
       {"no-rrl", "", "false", "turn response rate limiting off",
        runtime::BoolFlag(&ServerConfig::rrl, true), kSwitch},
       {"no-probe", "", "false",

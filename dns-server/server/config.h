@@ -73,7 +73,8 @@ struct ServerConfig {
   uint32_t rrl_error_rate = 0;     // errors per prefix
   uint32_t rrl_burst = 0;
   uint32_t rrl_slip = 0;
-  std::string identity;  // CHAOS id.server; the host name by default
+  uint32_t rrl_sample = 0;  // RrlOptions::sample
+  std::string identity;     // CHAOS id.server; the host name by default
   uint16_t edns_udp_size = 1232;
   std::vector<ZoneConfig> zones;
   Millis rebuild_interval{10'000};

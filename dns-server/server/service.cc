@@ -43,7 +43,8 @@ bool Service::Start(std::string* error) {
                    .nxdomains_per_second = config_.rrl_nxdomain_rate,
                    .errors_per_second = config_.rrl_error_rate,
                    .burst = config_.rrl_burst,
-                   .slip = config_.rrl_slip});
+                   .slip = config_.rrl_slip,
+                   .sample = config_.rrl_sample});
   }
 
   QueryContext context{&store_, geo_.get(), rrl_.get(),

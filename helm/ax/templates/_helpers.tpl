@@ -106,6 +106,7 @@ rrl-nxdomain-rate: {{ $dns.rrl.nxdomainRate }}
 rrl-error-rate: {{ $dns.rrl.errorRate }}
 rrl-burst: {{ $dns.rrl.burst }}
 rrl-slip: {{ $dns.rrl.slip }}
+rrl-sample: {{ $dns.rrl.sample }}
 {{- else }}
 no-rrl: true
 {{- end }}

@@ -1,7 +1,9 @@
 // Response rate limiting with an injected monotonic clock: the limit and its
 // refill, slip, independent prefixes, the classes (answers per name, type and
 // subnet; NXDOMAIN per zone; errors per prefix) through the responder, the TCP
-// exemption, a wall-clock step, and a shared table under two threads.
+// exemption, a wall-clock step, a shared table under two threads, and the
+// sampling of answers (a seeded RNG): floods still get their burst and then
+// the rate, keys below the limit are never limited and rarely read.
 #include "responder/rrl.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "ax/rng.h"
 #include "dns_test_util.h"
 #include "responder/responder.h"
 #include "responder/serving_state.h"
@@ -177,6 +180,125 @@ TEST(RateLimiterTest, SharedBetweenThreadsAdmitsTheBurstOnce) {
   EXPECT_LE(allowed.load(), 102);  // a CAS storm may fail open, rarely
 }
 
+// One answer of `key` as the responder counts it: weighed, then checked.
+RrlVerdict Sampled(RateLimiter& rrl, Rng& rng, uint64_t key, uint64_t t,
+                   int* reads = nullptr) {
+  const uint32_t weight = rrl.AnswerWeight(key, t, rng.Next());
+  if (reads != nullptr && weight != 0) ++*reads;
+  return rrl.Check(key, RrlClass::kAnswer, t, weight);
+}
+
+uint64_t AnswerKey(RateLimiter& rrl, uint64_t response) {
+  return rrl.Key(Ip("192.0.2.1"), RrlClass::kAnswer, response);
+}
+
+TEST(RateLimiterSampleTest, AtMostAnEighthOfTheBurstAndAPowerOfTwo) {
+  struct Case {
+    RrlOptions options;
+    uint32_t weight;  // of a sampled answer of a key that is not hot
+  };
+  const Case cases[] = {
+      {{}, 8},                                       // burst 100: 8
+      {{.burst = 16}, 2},                            // 16 / 8
+      {{.responses_per_second = 2, .burst = 2}, 1},  // exact
+      {{.sample = 6}, 4},
+      {{.sample = 1}, 1},
+      {{.responses_per_second = 10'000, .sample = 64}, 64},
+  };
+  for (const Case& c : cases) {
+    RateLimiter rrl(c.options);
+    const uint64_t key = AnswerKey(rrl, 1);
+    EXPECT_EQ(rrl.AnswerWeight(key, kT0, 0), c.weight);
+    // Any other draw of the low bits skips the bucket when sampling.
+    EXPECT_EQ(rrl.AnswerWeight(key, kT0, 1), c.weight == 1 ? 1u : 0u);
+  }
+}
+
+// A flood on one answer, 10x its rate: about its burst at first (sampled
+// until it turns hot), then exactly the rate, as without sampling.
+TEST(RateLimiterSampleTest, AFloodGetsItsBurstThenTheRate) {
+  RateLimiter rrl({.responses_per_second = 100, .slip = 0});
+  Rng rng(42);
+  constexpr int kKeys = 200;
+  int first_total = 0;
+  for (uint64_t k = 0; k < kKeys; ++k) {
+    const uint64_t key = AnswerKey(rrl, k);
+    int first = 0, later = 0;
+    for (int ms = 0; ms < 5000; ++ms) {
+      const bool allowed =
+          Sampled(rrl, rng, key, kT0 + ms * kMs) == RrlVerdict::kAllow;
+      (ms < 1000 ? first : later) += allowed;
+    }
+    // Burst 100 at the first instant plus 100/s after it; the burst is
+    // off by the answers before the sample that turns the key hot.
+    // The key turns hot at its fourth sample (4 x 8 > 100 / 4): at least
+    // 4 answers, 32 on average, rarely over 130.
+    EXPECT_GE(first, 100 + 99 - 28) << k;
+    EXPECT_LE(first, 100 + 99 + 100) << k;
+    EXPECT_NEAR(later, 400, 1) << k;
+    first_total += first;
+  }
+  EXPECT_NEAR(first_total / double{kKeys}, 199, 8);
+}
+
+// Keys below their rate are never limited, and those well below it read
+// their bucket about one answer in eight.
+TEST(RateLimiterSampleTest, KeysBelowTheRateAreNeverLimitedAndRarelyRead) {
+  RateLimiter rrl({.responses_per_second = 100});
+  Rng rng(7);
+  constexpr int kKeys = 2000;
+  int limited = 0, reads = 0, answers = 0;
+  for (int ms = 0; ms < 10'000; ms += 5) {
+    for (uint64_t k = 0; k < kKeys; ++k) {
+      // 80/s for the first hundred keys, 4/s for the others.
+      if (k >= 100 && (ms + 5 * k) % 250 != 0) continue;
+      if (k < 100 && ms % 25 >= 10) continue;
+      ++answers;
+      limited += Sampled(rrl, rng, AnswerKey(rrl, k), kT0 + ms * kMs,
+                         k >= 100 ? &reads : nullptr) != RrlVerdict::kAllow;
+    }
+  }
+  EXPECT_EQ(limited, 0);
+  const int slow_answers = (kKeys - 100) * 40;
+  EXPECT_GT(answers, slow_answers);
+  // One in 8, and a little more: some slow keys share a hot mark with a
+  // fast one (100 of 4,096 marks at most) and are counted exactly meanwhile.
+  EXPECT_GT(reads, slow_answers / 9);
+  EXPECT_LT(reads, slow_answers / 6);
+}
+
+// More floods at once than there are hot marks: the marks are shared, which
+// makes keys exact, never free.
+TEST(RateLimiterSampleTest, ManyFloodsAtOnceAreAllLimited) {
+  RateLimiter rrl({.responses_per_second = 100, .slip = 0});
+  Rng rng(3);
+  constexpr int kKeys = 6000;
+  std::vector<uint64_t> keys;
+  for (uint64_t k = 0; k < kKeys; ++k) keys.push_back(AnswerKey(rrl, k));
+  int64_t later = 0;
+  for (int ms = 0; ms < 3000; ms += 4) {  // 250/s each
+    for (const uint64_t key : keys) {
+      later += Sampled(rrl, rng, key, kT0 + ms * kMs) == RrlVerdict::kAllow &&
+               ms >= 1000;
+    }
+  }
+  // Seconds 1-3: the rate (200 each), give or take the bucket's edge.
+  EXPECT_LE(later, int64_t{kKeys} * 201);
+  EXPECT_GE(later, int64_t{kKeys} * 199);
+}
+
+// A hot mark outlives its flood by one to two seconds.
+TEST(RateLimiterSampleTest, AHotMarkExpires) {
+  RateLimiter rrl({.responses_per_second = 100});
+  Rng rng(5);
+  const uint64_t key = AnswerKey(rrl, 9);
+  for (int i = 0; i < 300; ++i) Sampled(rrl, rng, key, kT0);
+  EXPECT_EQ(rrl.AnswerWeight(key, kT0, 1), 1u);  // hot: counted exactly
+  EXPECT_EQ(rrl.AnswerWeight(key, kT0 + 900 * kMs, 1), 1u);
+  EXPECT_EQ(rrl.AnswerWeight(key, kT0 + 2200 * kMs, 1), 0u);  // sampled
+  EXPECT_EQ(rrl.AnswerWeight(AnswerKey(rrl, 10), kT0, 1), 0u);
+}
+
 class ResponderRrlTest : public ::testing::Test {
  protected:
   size_t Ask(const std::string& source, Transport transport, uint64_t now_us,
@@ -234,6 +356,24 @@ TEST_F(ResponderRrlTest, LimitSlipAndTcpExemption) {
   EXPECT_GT(Ask("198.51.100.1", Transport::kUdp, kT0), 0u);
   EXPECT_GT(Ask("192.0.2.1", Transport::kUdp, kT0 + 500 * kMs), 0u);
   EXPECT_FALSE(info_.rrl_limited);
+}
+
+// The responder samples answers with its own RNG: a flood on one name from
+// one prefix, as the shipped defaults count it, gets about its burst.
+TEST_F(ResponderRrlTest, TheShippedDefaultsLimitAFlood) {
+  RateLimiter rrl({.slip = 0});
+  Responder responder{ResponderOptions{}, 1, &rrl};
+  testing::Query q;
+  q.Edns();
+  const std::vector<uint8_t> query = testing::Build(q);
+  std::vector<uint8_t> out(4096);
+  int answered = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const QueryMeta meta{*ParseIp("192.0.2.1"), Transport::kUdp, wall_ms_, kT0};
+    answered += responder.Respond(state_.get(), nullptr, meta, query, out) > 0;
+  }
+  EXPECT_GE(answered, 100 - 28);
+  EXPECT_LE(answered, 100 + 100);
 }
 
 testing::Query Named(const std::string& name, testing::Bytes ecs = {}) {

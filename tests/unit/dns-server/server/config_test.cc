@@ -33,6 +33,7 @@ TEST(ConfigTest, Defaults) {
   EXPECT_EQ(c.rrl_nxdomain_rate, 1000u);
   EXPECT_EQ(c.rrl_error_rate, 100u);
   EXPECT_EQ(c.rrl_slip, 2u);
+  EXPECT_EQ(c.rrl_sample, 8u);
   EXPECT_FALSE(c.identity.empty());  // the host name
   EXPECT_EQ(c.geo_paths, GeoFieldPaths{});
   EXPECT_TRUE(c.geo_db.empty());
@@ -187,8 +188,8 @@ TEST(ConfigTest, HelpListsEveryFlagWithDefaults) {
   for (const char* flag :
        {"--standalone", "--snapshot", "--listen", "--http-listen", "--geo-db",
         "--asn-db", "--workers", "--tcp-idle-timeout", "--tcp-max-connections",
-        "--rrl-rate", "--rrl-slip", "--no-rrl", "--identity", "--zone",
-        "--config"}) {
+        "--rrl-rate", "--rrl-slip", "--rrl-sample", "--no-rrl", "--identity",
+        "--zone", "--config"}) {
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
   }
   EXPECT_NE(help.find("[default: 10s]"), std::string::npos);
@@ -210,6 +211,7 @@ TEST(ConfigTest, BadInputIsAClearError) {
       {{"--standalone", "d", "--geo-schema", "nope"}, "unknown geo schema"},
       {{"--standalone", "d", "--http-listen", "8080"}, "--http-listen"},
       {{"--standalone", "d", "--workers"}, "needs a value"},
+      {{"--standalone", "d", "--rrl-sample", "0"}, "--rrl-sample"},
       {{"stray"}, "unexpected argument"},
       {{}, "exactly one of --standalone"},
       {{"--standalone", "d", "--snapshot", "f"}, "exactly one of"},
