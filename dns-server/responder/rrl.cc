@@ -86,7 +86,7 @@ uint32_t RateLimiter::AnswerWeight(uint64_t key, uint64_t now_us,
 
 void RateLimiter::MarkHot(uint64_t key, uint64_t now_us) {
   uint8_t mark = static_cast<uint8_t>(HotStamp(now_us) + kHotStamps);
-  if (mark == 0) mark = kHotStamps - 1;  // 0 is "never": one stamp shorter
+  if (mark == 0) --mark;  // 0 is "never": 255, one stamp shorter
   const std::atomic_ref<uint8_t> slot(hot_[HotIndex(key)]);
   // Every check of a hot key renews its mark: write only when it changes, so
   // that the line is not bounced between workers at every answer of a flood.

@@ -299,6 +299,19 @@ TEST(RateLimiterSampleTest, AHotMarkExpires) {
   EXPECT_EQ(rrl.AnswerWeight(AnswerKey(rrl, 10), kT0, 1), 0u);
 }
 
+// The one-byte stamp wraps: a mark whose expiry would be 0 ("never
+// marked") is kept one stamp shorter, but is still a mark.
+TEST(RateLimiterSampleTest, AMarkMadeWhereTheStampWrapsHolds) {
+  RateLimiter rrl({.responses_per_second = 100});
+  Rng rng(11);
+  const uint64_t key = AnswerKey(rrl, 9);
+  const uint64_t stamp = uint64_t{1} << 20;               // µs per stamp
+  const uint64_t t = (uint64_t{20} * 256 + 254) * stamp;  // expiry 256 = 0
+  for (int i = 0; i < 300; ++i) Sampled(rrl, rng, key, t);
+  EXPECT_EQ(rrl.AnswerWeight(key, t, 1), 1u);
+  EXPECT_EQ(rrl.AnswerWeight(key, t + stamp, 1), 0u);  // one stamp, not two
+}
+
 class ResponderRrlTest : public ::testing::Test {
  protected:
   size_t Ask(const std::string& source, Transport transport, uint64_t now_us,
