@@ -112,6 +112,8 @@ RrlVerdict RateLimiter::Check(uint64_t key, RrlClass cls, uint64_t now,
   const Rate& rate = rates_[static_cast<int>(cls)];
   const uint64_t now_us = std::min(now, kTimeMask);
   const uint64_t tag = key >> kTagShift;
+  // Only sampled answers have marks to keep (AnswerWeight reads them).
+  const bool marks = cls == RrlClass::kAnswer && answer_sample_ > 1;
   uint64_t* words = Pair(key);
   const std::atomic_ref<uint64_t> pair[2] = {std::atomic_ref(words[0]),
                                              std::atomic_ref(words[1])};
@@ -134,7 +136,7 @@ RrlVerdict RateLimiter::Check(uint64_t key, RrlClass cls, uint64_t now,
     // This answer itself is judged as one; a sample charges its weight, but
     // never past the burst (the answers it stands for were not limited).
     if (start + rate.interval_us - now_us > rate.tolerance_us) {
-      if (cls == RrlClass::kAnswer) MarkHot(key, now_us);
+      if (marks) MarkHot(key, now_us);
       const uint64_t n = limited_.fetch_add(1, std::memory_order_relaxed) + 1;
       return options_.slip != 0 && n % options_.slip == 0 ? RrlVerdict::kSlip
                                                           : RrlVerdict::kDrop;
@@ -144,10 +146,7 @@ RrlVerdict RateLimiter::Check(uint64_t key, RrlClass cls, uint64_t now,
     const uint64_t value = tag << kTagShift | std::min(next, kTimeMask);
     if (pair[slot].compare_exchange_weak(seen[slot], value,
                                          std::memory_order_relaxed)) {
-      if (cls == RrlClass::kAnswer && answer_sample_ > 1 &&
-          next - now_us > rate.tolerance_us / 4) {
-        MarkHot(key, now_us);
-      }
+      if (marks && next - now_us > rate.tolerance_us / 4) MarkHot(key, now_us);
       return RrlVerdict::kAllow;
     }
   }
