@@ -105,9 +105,9 @@ std::string ExplanationToText(const nlohmann::json& e) {
   out << "pick        " << e["pick"].dump() << " -> " << e["addresses"].dump()
       << "\n";
   if (e.contains("srv")) {
-    for (const nlohmann::json& r : e["srv"]) {
-      out << "srv         " << Str(r, "priority") << " " << Str(r, "weight")
-          << " " << Str(r, "port") << " " << Str(r, "target") << "\n";
+    for (const nlohmann::json& srv : e["srv"]) {
+      out << "srv         " << Str(srv, "priority") << " " << Str(srv, "weight")
+          << " " << Str(srv, "port") << " " << Str(srv, "target") << "\n";
     }
   }
   out << "ttl         " << Str(e, "ttl") << " (" << Str(e, "ttlReason")

@@ -31,8 +31,8 @@ TEST_P(CorpusTest, EveryInputKeepsTheInvariants) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, CorpusTest, ::testing::ValuesIn(kTargets),
-                         [](const auto& info) {
-                           return std::string(info.param.name);
+                         [](const auto& param_info) {
+                           return std::string(param_info.param.name);
                          });
 
 }  // namespace

@@ -35,12 +35,16 @@ inline uint64_t Mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// The 128-bit type is a GCC/Clang extension; __extension__ keeps -Wpedantic
+// quiet about it in every file that includes this header.
+__extension__ using Uint128 = unsigned __int128;
+
 // The 128-bit product of x and an odd constant k, its halves folded: one
 // multiplication that spreads x's bits up and down (a plain 64-bit product
 // only carries them up). Not a hash alone; a term of a key that is mixed
 // once as a whole (Mix64).
 inline uint64_t MulFold(uint64_t x, uint64_t k) {
-  const unsigned __int128 product = static_cast<unsigned __int128>(x) * k;
+  const Uint128 product = static_cast<Uint128>(x) * k;
   return static_cast<uint64_t>(product >> 64) ^ static_cast<uint64_t>(product);
 }
 
