@@ -95,16 +95,17 @@ start_server() {
 
 
 # guarded CMD...: runs a measurement when the machine is quiet and measures what
-# other processes used meanwhile (NOISE, in cores: machine busy time less the server,
-# this shell's children and kernel threads). Over 0.15 core it is repeated, up to
+# other processes used meanwhile (NOISE, in cores: machine busy time less the server
+# (SPID, or the comma-separated SPIDS measured together), this shell's children and
+# kernel threads). Over 0.15 core it is repeated, up to
 # twice more; the last attempt stands, its NOISE recorded.
 guarded() {
   local me=$BASHPID attempt
   for attempt in 1 2 3; do
     wait_quiet
-    python3 "$PROC" snap "${SPID:-0}" "$me" >"$WORK/snap.json"
+    python3 "$PROC" snap "${SPIDS:-${SPID:-0}}" "$me" >"$WORK/snap.json"
     "$@" || return 1
-    NOISE="$(python3 "$PROC" foreign "$WORK/snap.json" "${SPID:-0}" "$me")"
+    NOISE="$(python3 "$PROC" foreign "$WORK/snap.json" "${SPIDS:-${SPID:-0}}" "$me")"
     python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 0.15 else 1)" "$NOISE" && return 0
     log "other processes used $NOISE cores during the measurement (attempt $attempt/3)"
   done

@@ -6,11 +6,12 @@
                             resident KiB of each mapped file (e.g. the .mmdb files)
   proc.py affinity PID      "tid:cpus" of every thread of PID and its descendants
   proc.py busy SECONDS      CPU time used on the whole machine over SECONDS, in cores
-  proc.py snap SERVER SHELL  a snapshot (JSON) for "foreign": machine busy ticks, kernel
-                            threads' ticks, the server tree's, the shell's waited children
-  proc.py foreign SNAPFILE SERVER SHELL
-                            cores used since the snapshot by anything but the server, the
-                            shell's children (the load generator) and kernel threads
+  proc.py snap SERVERS SHELL a snapshot (JSON) for "foreign": machine busy ticks, kernel
+                            threads' ticks, the server trees', the shell's waited children
+                            (SERVERS: PID[,PID...], the servers measured together; 0: none)
+  proc.py foreign SNAPFILE SERVERS SHELL
+                            cores used since the snapshot by anything but the servers,
+                            the shell's children (the load generator) and kernel threads
   proc.py hz                clock ticks per second
 """
 import json
@@ -117,25 +118,35 @@ def kthread_ticks():
     return total
 
 
-def snapshot(server, shell):
+def server_ticks(servers):
+    total = 0
+    for pid in servers:
+        try:
+            total += ticks(pid) if pid > 0 else 0
+        except OSError:
+            pass
+    return total
+
+
+def snapshot(servers, shell):
     with open("/proc/stat") as f:
         fields = [int(x) for x in f.readline().split()[1:]]
-    try:
-        server_ticks = ticks(server) if server > 0 else 0
-    except OSError:
-        server_ticks = 0
     sf = stat_fields(shell)
     return {"t": time.monotonic(), "busy": fields[0] + fields[1] + fields[2],
-            "kthreads": kthread_ticks(), "server": server_ticks,
+            "kthreads": kthread_ticks(), "server": server_ticks(servers),
             "children": int(sf[13]) + int(sf[14])}  # cutime, cstime
 
 
-def foreign(before, server, shell):
-    after = snapshot(server, shell)
+def foreign(before, servers, shell):
+    after = snapshot(servers, shell)
     used = (after["busy"] - before["busy"]) - (after["kthreads"] - before["kthreads"]) \
         - (after["server"] - before["server"]) - (after["children"] - before["children"])
     seconds = max(1e-3, after["t"] - before["t"])
     return max(0.0, used / os.sysconf("SC_CLK_TCK") / seconds)
+
+
+def pids(text):
+    return [int(p) for p in text.split(",") if p]
 
 
 def main(argv):
@@ -156,11 +167,11 @@ def main(argv):
         used = machine_busy_ticks() - before
         print(f"{used / os.sysconf('SC_CLK_TCK') / seconds:.3f}")
     elif cmd == "snap":
-        print(json.dumps(snapshot(int(argv[2]), int(argv[3]))))
+        print(json.dumps(snapshot(pids(argv[2]), int(argv[3]))))
     elif cmd == "foreign":
         with open(argv[2]) as f:
             before = json.load(f)
-        print(f"{foreign(before, int(argv[3]), int(argv[4])):.3f}")
+        print(f"{foreign(before, pids(argv[3]), int(argv[4])):.3f}")
     elif cmd == "hz":
         print(os.sysconf("SC_CLK_TCK"))
     else:

@@ -231,11 +231,20 @@ def paired_section(meta, pairs, titles):
     peers = [p for p in ("gdnsd-geoip", "noop", "ax-geo-b") if paired(pairs, "ax-geo", p)]
     if not peers:
         return []
-    lines = ["", f"Paired rounds (issue 20): ax-geo and its close peers started together and "
-             f"measured back to back, seconds apart, in alternating order, {len(pairs)} rounds of "
-             f"{meta.get('pair_seconds')} s at saturation and at {kqps(meta.get('cpu_rate'))} qps "
-             "offered: the host's drift between minutes, larger than these gaps, cancels within a "
-             "round.", "",
+    rate = kqps(meta.get("cpu_rate"))
+    if meta.get("slice_ms"):
+        how = (f"measured interleaved: in each of {len(pairs)} rounds one ax_loadgen sends to "
+               f"each in turn for {meta['slice_ms']} ms until each has had "
+               f"{meta.get('pair_seconds')} s, at saturation and then at {rate} qps offered (CPU "
+               "per query from each server's process clock over the whole round), the order "
+               "alternating by round: the host's speed, which moves by ±10 % from one second "
+               "to the next on a shared VM, falls on all of them alike.")
+    else:  # results of run.sh before the interleaved rounds
+        how = (f"measured back to back, seconds apart, in alternating order, {len(pairs)} rounds "
+               f"of {meta.get('pair_seconds')} s at saturation and at {rate} qps offered: the "
+               "host's drift between minutes, larger than these gaps, cancels within a round.")
+    lines = ["", "Paired rounds (issue 20): ax-geo and its close peers started together and "
+             + how, "",
              "| ax-geo against | qps ratio, median (lowest-highest) | rounds at or above the target "
              "| CPU per query, ax-geo vs peer (medians) | rounds with ax-geo's CPU at most the peer's |",
              "|---|---:|---:|---:|---:|"]

@@ -16,9 +16,12 @@
 # threading (ax-dns: a UDP worker per core), unpinned, the generator on CPU 0
 # sharing a core with them, closed loop once per run.
 # After the runs, the paired step (--pairs rounds): ax-geo, gdnsd-geoip and the no-op
-# responder all started at once and measured back to back, seconds apart, each round
-# in alternating order, at saturation and at the CPU step's rate: the host's drift,
-# larger than the gaps these servers are judged by, cancels within a round. With
+# responder all started at once and measured interleaved (one ax_loadgen sends to each
+# in turn for --slice-ms until each has had --pair-seconds), each round in alternating
+# order, at saturation and at the CPU step's rate (each server's CPU time from its
+# process clock over the whole interleaved run): the host's drift, larger than the gaps these servers
+# are judged by and fast (a shared VM's rate moves by ±10 % from one second to the
+# next), falls on all of them alike. With
 # --ax-dns-b, a second ax-dns binary (another tree's build) joins them as ax-geo-b:
 # the A/B of a query-path change, in the same rounds as the no-op responder.
 # Then a loss check on ax-dns at 80% of its median peak (open loop), its
@@ -53,7 +56,10 @@ usage: tests/bench/peers/run.sh [--quick] [flags]
   --pipeline N       TCP queries outstanding per connection [default: 16]
   --pairs N          paired rounds of ax-geo against gdnsd-geoip and the no-op
                      responder (those of --servers), back to back [default: 8; 0: none]
-  --pair-seconds S   seconds per measurement of a paired round [default: 5]
+  --pair-seconds S   seconds each server is sent to per measurement of a paired
+                     round [default: 5]
+  --slice-ms MS      the paired rounds' turn: each server's share of the load in
+                     turn, this long [default: 250]
   --ax-dns-b PATH    another ax-dns binary, run as ax-geo is (server ax-geo-b, added to
                      the paired rounds): e.g. the build of main against a change's,
                      both with scripts/pgo-build.sh
@@ -74,7 +80,7 @@ RUNS=3 DURATION=15 CPU_RATE=100000 CPU_SECONDS=8 WARMUP=2 SUBNET_COUNT=5000 SOUR
 LOSS_SECONDS=15 QUIET_WAIT="" QUICK=0 DOC="" SETUP=1 BUILD=1 PAIRS=8 PAIR_SECONDS=5
 SERVER_LIST="" TCP_LIST="ax-geo,ax-static,knot,nsd,gdnsd,gdnsd-geoip"
 SCALING_LIST="ax-geo,gdnsd-geoip,knot" TCP_CONNECTIONS=64 TCP_PIPELINE=16
-SERVER_CPU=1 GEN_CPU=0 AX_DNS_B=""
+SERVER_CPU=1 GEN_CPU=0 AX_DNS_B="" SLICE_MS=250
 ARGS=("$@")
 while (($#)); do
   case "$1" in
@@ -91,6 +97,7 @@ while (($#)); do
     --pipeline) TCP_PIPELINE="$2"; shift ;;
     --pairs) PAIRS="$2"; shift ;;
     --pair-seconds) PAIR_SECONDS="$2"; shift ;;
+    --slice-ms) SLICE_MS="$2"; shift ;;
     --ax-dns-b) AX_DNS_B="$(realpath -m "$2")"; shift ;;
     --scaling) SCALING_LIST="$2"; shift ;;
     --quiet-wait) QUIET_WAIT="$2"; shift ;;
@@ -201,13 +208,38 @@ cp "$SUBNETS" "$OUT/subnets.txt"
 # dnsperf sends one fixed EDNS option: ECS 113.108.1.0/24 (a Guangdong telecom client).
 DNSPERF_ECS="8:00011800716c01"
 
-loadgen() {  # loadgen OUTPUT LABEL [extra flags]
-  local output="$1" label="$2"
-  shift 2
+gen() {  # gen OUTPUT FLAGS...: ax_loadgen with the query mix, from the --sources
+  local output="$1"
+  shift
   local mix=(--qname "$QNAME")
   ((USE_ECS)) && mix+=(--ecs-file "$SUBNETS")
-  taskset -c "$GEN_CPU" "$LOADGEN" --server "127.0.0.1:$PORT" "${mix[@]}" \
-    --sources "$SOURCES" --label "$label" --output "$output" "$@"
+  taskset -c "$GEN_CPU" "$LOADGEN" "${mix[@]}" --sources "$SOURCES" --output "$output" "$@"
+}
+
+loadgen() {  # loadgen OUTPUT LABEL [extra flags]: the server started last
+  local output="$1" label="$2"
+  shift 2
+  gen "$output" --server "127.0.0.1:$PORT" --label "$label" "$@"
+}
+
+# interleaved DIR SUFFIX [flags]: one ax_loadgen over the PAIR_ORDER servers in turns
+# of --slice-ms, each sent to for --pair-seconds in all, their CPU time read from their
+# processes' clocks (ax_loadgen --help); the report of each to DIR/NAME.SUFFIX.json.
+interleaved() {
+  local dir="$1" suffix="$2" s
+  shift 2
+  local targets=()
+  for s in "${PAIR_ORDER[@]}"; do
+    targets+=(--server "127.0.0.1:${PAIR_PORT[$s]}" --label "$s" --cpu-pid "${PAIR_PID[$s]}")
+  done
+  gen "$WORK/interleaved.json" "${targets[@]}" --slice-ms "$SLICE_MS" \
+    --duration "$PAIR_SECONDS" "$@" || return 1
+  python3 - "$WORK/interleaved.json" "$dir" "$suffix" <<'PY'
+import json, sys
+for target in json.load(open(sys.argv[1]))["targets"]:
+    with open(f"{sys.argv[2]}/{target['label']}.{sys.argv[3]}.json", "w") as f:
+        json.dump(target, f)
+PY
 }
 
 json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
@@ -355,20 +387,23 @@ if ((PAIRS > 0 && ${#paired[@]} >= 2)) && in_run ax-geo; then
     SPID=""  # stopped by stop_pairs
   done
   for ((round = 1; round <= PAIRS; round++)); do
-    order=("${paired[@]}")
-    if ((round % 2 == 0)); then mapfile -t order < <(printf '%s\n' "${paired[@]}" | tac); fi
+    PAIR_ORDER=("${paired[@]}")
+    if ((round % 2 == 0)); then mapfile -t PAIR_ORDER < <(printf '%s\n' "${paired[@]}" | tac); fi
     dir="$OUT/pairs/round$round"
     mkdir -p "$dir"
+    SPIDS="$(IFS=,; echo "${PAIR_PID[*]}")"
+    guarded interleaved "$dir" ours || die "load generator failed in paired round $round"
+    ours_noise="$NOISE"
+    guarded interleaved "$dir" cpu --rate "$CPU_RATE" --inflight 20000 ||
+      die "load generator failed in paired round $round"
+    SPIDS=""
     line="round $round"
-    for s in "${order[@]}"; do
-      SPID="${PAIR_PID[$s]}" PORT="${PAIR_PORT[$s]}"
-      guarded loadgen "$dir/$s.ours.json" "$s" --duration "$PAIR_SECONDS" || die "$s: load generator failed"
-      CPU_SECONDS="$PAIR_SECONDS" guarded cpu_at_rate "$dir/$s.cpu.json" "$s" "$CPU_RATE" ||
-        die "$s: load generator failed"
+    for s in "${PAIR_ORDER[@]}"; do
+      add_fields "$dir/$s.ours.json" "noise_cores=$ours_noise"
+      add_fields "$dir/$s.cpu.json" "noise_cores=$NOISE"
       line+="$(printf '  %s %.0f qps %.2f us/q' "$s" "$(json_field "$dir/$s.ours.json" qps)" \
         "$(json_field "$dir/$s.cpu.json" cpu_us_per_query)")"
     done
-    SPID=""
     log "$line"
   done
   stop_pairs
@@ -404,7 +439,7 @@ fi
 {
   echo "{\"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\", \"runs\": $RUNS, \"duration_s\": $DURATION,"
   echo " \"cpu_rate\": $CPU_RATE, \"cpu_seconds\": $CPU_SECONDS, \"subnets\": $SUBNET_COUNT,"
-  echo " \"pairs\": $PAIRS, \"pair_seconds\": $PAIR_SECONDS,"
+  echo " \"pairs\": $PAIRS, \"pair_seconds\": $PAIR_SECONDS, \"slice_ms\": $SLICE_MS,"
   echo " \"sources\": $SOURCES, \"tcp_connections\": $TCP_CONNECTIONS, \"tcp_pipeline\": $TCP_PIPELINE,"
   echo " \"cpus\": $(nproc), \"cpu_model\": \"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)\","
   echo " \"mhz\": \"$(grep -m1 'cpu MHz' /proc/cpuinfo | cut -d: -f2 | xargs | cut -d. -f1)\","

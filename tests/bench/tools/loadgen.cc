@@ -1,13 +1,14 @@
 // ax_loadgen: DNS load generator for tests/bench/peers/run.sh, over UDP
 // (udp_generator.cc) or pipelined TCP (tcp_generator.cc). Builds the query mix,
-// runs one generator and prints its JSON report (loadgen_report.cc). See
-// --help.
+// runs one generator (UDP: over one or several servers in turns) and prints
+// its JSON report (loadgen_report.cc). See --help.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "loadgen_options.h"
 #include "loadgen_report.h"
@@ -23,6 +24,30 @@ bool IsIpv4Loopback(const SocketAddress& address) {
   if (address.family() != AF_INET) return false;
   const auto* v4 = reinterpret_cast<const sockaddr_in*>(address.get());
   return (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+}
+
+std::string LabelOf(const LoadgenOptions& options, size_t i) {
+  if (options.labels.empty()) return "";
+  return options.labels[options.labels.size() == 1 ? 0 : i];
+}
+
+// One server: its report. Several: {"slice_ms": N, "targets": [reports]}.
+void PrintReports(FILE* out, const LoadgenOptions& options,
+                  const QuerySet& queries,
+                  const std::vector<RunResult>& results) {
+  if (results.size() == 1) {
+    PrintReport(out, options, LabelOf(options, 0), options.servers[0], queries,
+                results[0]);
+    std::fputc('\n', out);
+    return;
+  }
+  std::fprintf(out, "{\"slice_ms\": %d, \"targets\": [", options.slice_ms);
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (i > 0) std::fputs(", ", out);
+    PrintReport(out, options, LabelOf(options, i), options.servers[i], queries,
+                results[i]);
+  }
+  std::fputs("]}\n", out);
 }
 
 int Main(int argc, char** argv) {
@@ -47,16 +72,19 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
-  const std::optional<SocketAddress> server = ParseEndpoint(options.server);
-  if (!server) {
-    std::fprintf(stderr, "ax_loadgen: bad --server %s\n",
-                 options.server.c_str());
-    return 2;
-  }
-  if (options.sources > 0 && !IsIpv4Loopback(*server)) {
-    std::fprintf(stderr,
-                 "ax_loadgen: --sources needs an IPv4 loopback --server\n");
-    return 2;
+  std::vector<SocketAddress> servers;
+  for (const std::string& text : options.servers) {
+    const std::optional<SocketAddress> server = ParseEndpoint(text);
+    if (!server) {
+      std::fprintf(stderr, "ax_loadgen: bad --server %s\n", text.c_str());
+      return 2;
+    }
+    if (options.sources > 0 && !IsIpv4Loopback(*server)) {
+      std::fprintf(stderr,
+                   "ax_loadgen: --sources needs an IPv4 loopback --server\n");
+      return 2;
+    }
+    servers.push_back(*server);
   }
   FILE* out = stdout;
   if (!options.output.empty()) {
@@ -67,10 +95,11 @@ int Main(int argc, char** argv) {
       return 1;
     }
   }
-  RunResult result;
-  const bool ok = options.tcp ? RunTcp(options, queries, *server, &result)
-                              : RunUdp(options, queries, *server, &result);
-  if (ok) PrintReport(out, options, queries, result);
+  std::vector<RunResult> results(1);
+  const bool ok = options.tcp
+                      ? RunTcp(options, queries, servers[0], &results[0])
+                      : RunUdp(options, queries, servers, &results);
+  if (ok) PrintReports(out, options, queries, results);
   if (out != stdout && std::fclose(out) != 0) {
     std::fprintf(stderr, "ax_loadgen: %s\n",
                  ErrnoMessage("write " + options.output).c_str());

@@ -18,13 +18,26 @@ closes. It sends as fast as answers free room, or at --rate queries per second
 (open loop while room lasts). Prints one JSON object: sent, received, lost,
 qps, latency percentiles (µs) and rcodes.
 
+Several --server (UDP): each server is sent to for --slice-ms in turn until
+each has had --duration of sending, and the JSON object holds one such report
+per server under "targets". A host whose speed drifts by the second (a shared
+VM) then slows all of them alike, which servers measured one after the other
+are not. The first turn of each is not counted (the generator's cold start).
+With --cpu-pid, each server's process CPU time over the run (its idle time in
+the others' turns included, read 250 ms after the last turn) is reported per
+answer.
+
 Queries come from --queries FILE, or from the built-in mix: --qname (cycled)
 x the client subnets (--ecs, --ecs-file, --ecs-random; cycled), each subnet
 sent as an EDNS Client Subnet option.
 
 flags:
-  --server ADDR:PORT   target, e.g. 127.0.0.1:5353 or [::1]:53 (required)
-  --duration SECONDS   sending time [default: 10]
+  --server ADDR:PORT   target, e.g. 127.0.0.1:5353 or [::1]:53 (required;
+                       repeatable: interleaved, see above)
+  --slice-ms MS        several servers: one server's turn (10..60000) [default: 250]
+  --cpu-pid PID        per --server, in order (UDP): the server's process, whose
+                       CPU time is reported as server_cpu_s and cpu_us_per_query
+  --duration SECONDS   sending time (per server) [default: 10]
   --count N            send N queries instead, as fast as --rate allows, then
                        wait for their answers: the same load on any machine
   --rate QPS           offered rate; 0: closed loop, as fast as possible [default: 0]
@@ -46,7 +59,7 @@ flags:
   --ecs-random N       built-in mix: N random public IPv4 /24s (--seed)
   --edns               send an OPT record even without ECS
   --seed N             seed for --ecs-random and the query order [default: 1]
-  --label TEXT         copied into the JSON as "label"
+  --label TEXT         copied into the JSON as "label" (one, or one per --server)
   --output FILE        write the JSON there instead of stdout
   --help               this text
 )";
@@ -93,7 +106,13 @@ int ParseLoadgenOptions(int argc, char** argv, LoadgenOptions* options) {
     const char* value = argv[++i];
     bool ok = true;
     if (flag == "--server") {
-      options->server = value;
+      options->servers.emplace_back(value);
+    } else if (flag == "--slice-ms") {
+      ok = ParseInt(value, 10, 60000, &options->slice_ms);
+    } else if (flag == "--cpu-pid") {
+      int pid = 0;
+      ok = ParseInt(value, 1, 1 << 30, &pid);
+      options->cpu_pids.push_back(pid);
     } else if (flag == "--duration") {
       ok = ParseDouble(value, 0.1, 86400, &options->duration_s);
       duration_given = true;
@@ -132,7 +151,7 @@ int ParseLoadgenOptions(int argc, char** argv, LoadgenOptions* options) {
       ok = ParseDouble(value, 0, 9e15, &seed);
       options->seed = static_cast<uint64_t>(seed);
     } else if (flag == "--label") {
-      options->label = value;
+      options->labels.emplace_back(value);
     } else if (flag == "--output") {
       options->output = value;
     } else {
@@ -151,8 +170,29 @@ int ParseLoadgenOptions(int argc, char** argv, LoadgenOptions* options) {
                  "ax_loadgen: --count and --duration exclude each other\n");
     return 2;
   }
-  if (options->server.empty()) {
+  const size_t servers = options->servers.size();
+  if (servers == 0) {
     std::fprintf(stderr, "ax_loadgen: --server is required (see --help)\n");
+    return 2;
+  }
+  if (servers > 1 && (options->tcp || options->count > 0)) {
+    std::fprintf(stderr,
+                 "ax_loadgen: several --server interleave UDP sending time: "
+                 "not with --tcp or --count\n");
+    return 2;
+  }
+  if (options->tcp && !options->cpu_pids.empty()) {
+    std::fprintf(stderr, "ax_loadgen: --cpu-pid is for UDP\n");
+    return 2;
+  }
+  if (!options->cpu_pids.empty() && options->cpu_pids.size() != servers) {
+    std::fprintf(stderr, "ax_loadgen: %zu --cpu-pid for %zu --server\n",
+                 options->cpu_pids.size(), servers);
+    return 2;
+  }
+  if (options->labels.size() > 1 && options->labels.size() != servers) {
+    std::fprintf(stderr, "ax_loadgen: %zu --label for %zu --server\n",
+                 options->labels.size(), servers);
     return 2;
   }
   if (!options->queries_file.empty() &&

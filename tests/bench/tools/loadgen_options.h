@@ -10,8 +10,12 @@
 namespace ax::bench {
 
 struct LoadgenOptions {
-  std::string server;        // ADDR:PORT
-  double duration_s = 10;    // sending time, unless count is set
+  // ADDR:PORT. Several: the load is interleaved, each sending for slice_ms
+  // in turn (UDP only), so that the host's drift falls on all of them alike.
+  std::vector<std::string> servers;
+  int slice_ms = 250;         // several servers: one server's turn
+  std::vector<int> cpu_pids;  // per server: its process CPU time is reported
+  double duration_s = 10;     // sending time, unless count is set
   uint64_t count = 0;        // queries to send; 0: as many as duration_s allows
   double rate = 0;           // queries/s; 0: as fast as the window allows
   int inflight = 500;        // queries outstanding at most
@@ -29,15 +33,21 @@ struct LoadgenOptions {
   int ecs_random = 0;               // built-in mix: N random public /24s
   bool edns = false;                // OPT even without ECS
   uint64_t seed = 1;                // for --ecs-random and the mix order
-  std::string label;                // copied into the JSON
+  std::vector<std::string> labels;  // copied into the JSON: one, or per server
   std::string output;               // JSON file; stdout when empty
 };
 
-// When sending stops: duration_s after start_ns, or never (at the count).
-inline uint64_t SendingEndsNs(const LoadgenOptions& options,
-                              uint64_t start_ns) {
+// How long one server is sent to: duration_s, or no limit (the count ends it).
+inline uint64_t SendingNs(const LoadgenOptions& options) {
   if (options.count > 0) return std::numeric_limits<uint64_t>::max();
-  return start_ns + static_cast<uint64_t>(options.duration_s * 1e9);
+  return static_cast<uint64_t>(options.duration_s * 1e9);
+}
+
+// When sending that began at start_ns for sending_ns stops (no limit stays
+// none).
+inline uint64_t SendingEndNs(uint64_t start_ns, uint64_t sending_ns) {
+  const uint64_t never = std::numeric_limits<uint64_t>::max();
+  return sending_ns > never - start_ns ? never : start_ns + sending_ns;
 }
 
 // How many more queries may be sent after `sent`: what is left of the count,

@@ -1,5 +1,6 @@
 #include "loadgen_report.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstring>
 #include <string>
@@ -47,12 +48,22 @@ bool CountAnswer(const QueryTemplate& query, const uint8_t* answer, size_t size,
 }
 
 void PrintReport(FILE* out, const LoadgenOptions& options,
+                 const std::string& label, const std::string& server,
                  const QuerySet& queries, const RunResult& r) {
-  const double seconds = static_cast<double>(r.stop_ns - r.start_ns) / 1e9;
+  const double seconds = static_cast<double>(r.sending_ns) / 1e9;
   const uint64_t lost = r.sent - r.received;
   std::fprintf(out, "{\"label\": \"%s\", \"server\": \"%s\", ",
-               JsonEscape(options.label).c_str(),
-               JsonEscape(options.server).c_str());
+               JsonEscape(label).c_str(), JsonEscape(server).c_str());
+  if (r.turns > 0) {
+    std::fprintf(out, "\"slice_ms\": %d, \"turns\": %" PRIu64 ", ",
+                 options.slice_ms, r.turns);
+  }
+  if (r.cpu_ns >= 0) {
+    const double cpu_s = static_cast<double>(r.cpu_ns) / 1e9;
+    std::fprintf(
+        out, "\"server_cpu_s\": %.6f, \"cpu_us_per_query\": %.4f, ", cpu_s,
+        1e6 * cpu_s / static_cast<double>(std::max<uint64_t>(1, r.received)));
+  }
   if (options.tcp) {
     std::fprintf(out,
                  "\"transport\": \"tcp\", \"connections\": %d, "
@@ -102,7 +113,7 @@ void PrintReport(FILE* out, const LoadgenOptions& options,
                  r.rcodes[code]);
     separator = ", ";
   }
-  std::fprintf(out, "}}\n");
+  std::fprintf(out, "}}");
 }
 
 }  // namespace ax::bench

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
 #include "latency_histogram.h"
 #include "loadgen_options.h"
@@ -24,8 +25,9 @@ struct RunResult {
   uint64_t rcodes[16] = {};
   uint64_t reconnects = 0;  // TCP: connections reopened
   uint64_t dropped = 0;     // TCP: outstanding when their connection closed
-  uint64_t start_ns = 0;
-  uint64_t stop_ns = 0;  // end of sending
+  uint64_t sending_ns = 0;  // time spent sending (its turns' sum, interleaved)
+  uint64_t turns = 0;       // interleaved: turns this server had
+  int64_t cpu_ns = -1;      // --cpu-pid: the server's CPU time in its turns
   LatencyHistogram latency;
 };
 
@@ -35,9 +37,10 @@ struct RunResult {
 bool CountAnswer(const QueryTemplate& query, const uint8_t* answer, size_t size,
                  uint64_t latency_ns, RunResult* result);
 
-// One JSON object: the run's settings, counters, qps, latency percentiles (µs)
-// and rcodes.
+// One JSON object, without a newline: the run's settings, counters, qps,
+// latency percentiles (µs), rcodes and, when measured, the server's CPU time.
 void PrintReport(FILE* out, const LoadgenOptions& options,
+                 const std::string& label, const std::string& server,
                  const QuerySet& queries, const RunResult& result);
 
 }  // namespace ax::bench

@@ -3,11 +3,13 @@
 #define AX_TESTS_BENCH_TOOLS_NET_UTIL_H_
 
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace ax::bench {
 
@@ -19,6 +21,25 @@ struct SocketAddress {
   const sockaddr* get() const {
     return reinterpret_cast<const sockaddr*>(&storage);
   }
+};
+
+// A file descriptor closed with its owner.
+class OwnedFd {
+ public:
+  explicit OwnedFd(int fd = -1) : fd_(fd) {}
+  OwnedFd(OwnedFd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  OwnedFd& operator=(OwnedFd&& other) noexcept {
+    std::swap(fd_, other.fd_);
+    return *this;
+  }
+  OwnedFd(const OwnedFd&) = delete;
+  ~OwnedFd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
 };
 
 // Parses "A.B.C.D:PORT" or "[V6]:PORT".

@@ -87,12 +87,12 @@ class TcpGenerator {
       if (!Open(i)) return false;
     }
     r_->reconnects = 0;  // the first opens are not reconnects
-    r_->start_ns = MonotonicNs();
-    const uint64_t end_ns = SendingEndsNs(options_, r_->start_ns);
+    start_ns_ = MonotonicNs();
+    const uint64_t end_ns = SendingEndNs(start_ns_, SendingNs(options_));
     const uint64_t timeout_ns =
         static_cast<uint64_t>(options_.timeout_ms) * 1'000'000ULL;
-    uint64_t next_scan = r_->start_ns + kScanIntervalNs;
-    uint64_t now = r_->start_ns;
+    uint64_t next_scan = start_ns_ + kScanIntervalNs;
+    uint64_t now = start_ns_;
     while (now < end_ns && QueriesLeft(options_, r_->sent) > 0) {
       Poll(now);
       now = MonotonicNs();
@@ -102,9 +102,10 @@ class TcpGenerator {
         next_scan = now + kScanIntervalNs;
       }
     }
-    r_->stop_ns = now;
+    r_->sending_ns = now - start_ns_;
+    const uint64_t stop_ns = now;
     // Drain: no more sends; wait for what is outstanding, up to the timeout.
-    while (Outstanding() > 0 && now < r_->stop_ns + timeout_ns) {
+    while (Outstanding() > 0 && now < stop_ns + timeout_ns) {
       Poll(now);
       now = MonotonicNs();
     }
@@ -242,7 +243,7 @@ class TcpGenerator {
     if (now < next_tick_ns_) return;
     next_tick_ns_ = now + kTickNs;
     const double due =
-        options_.rate * static_cast<double>(now - r_->start_ns) / 1e9;
+        options_.rate * static_cast<double>(now - start_ns_) / 1e9;
     const double behind = due - static_cast<double>(r_->sent);
     uint64_t budget = std::min(behind <= 0 ? 0 : static_cast<uint64_t>(behind),
                                QueriesLeft(options_, r_->sent));
@@ -377,6 +378,7 @@ class TcpGenerator {
   uint32_t next_query_ = 0;
   size_t first_ = 0;  // --rate: the connection next in line
   uint64_t next_tick_ns_ = 0;
+  uint64_t start_ns_ = 0;    // sending began
   std::vector<bool> dealt_;  // --rate: connections given queries this tick
 };
 

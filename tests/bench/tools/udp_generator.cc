@@ -1,24 +1,29 @@
-// The UDP generator of ax_loadgen. One thread, one non-blocking socket: each
-// round sends what the window (and --rate) allows with sendmmsg, then drains
-// answers with recvmmsg. The socket is connected, or with --sources unconnected
-// and each datagram names its source (IP_PKTINFO), so one socket speaks for
-// many resolvers. Answers are matched by ID and question bytes; queries
-// unanswered after --timeout are lost and free their slot.
+// The UDP generator of ax_loadgen. One thread, one non-blocking socket per
+// server (several servers are sent to in turns): each round sends what the
+// window (and --rate) allows with sendmmsg, then drains answers with recvmmsg.
+// The socket is connected, or with --sources unconnected and each datagram
+// names its source (IP_PKTINFO), so one socket speaks for many resolvers.
+// Answers are matched by ID and question bytes; queries unanswered after
+// --timeout are lost and free their slot.
 #include "udp_generator.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <unistd.h>
+#include <time.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "dns_query.h"
+#include "process_cpu.h"
 
 namespace ax::bench {
 namespace {
@@ -43,6 +48,7 @@ class UdpGenerator {
         fd_(fd),
         server_(server),
         batch_(static_cast<size_t>(options.batch)),
+        timeout_ns_(static_cast<uint64_t>(options.timeout_ms) * 1'000'000ULL),
         slots_(kIds),
         out_bufs_(batch_ * 512),
         in_bufs_(batch_ * kMaxAnswer),
@@ -60,32 +66,34 @@ class UdpGenerator {
     }
   }
 
-  // Runs the load; returns false on a socket error that ends the run.
-  bool Run() {
-    r_->start_ns = MonotonicNs();
-    const uint64_t end_ns = SendingEndsNs(options_, r_->start_ns);
-    const uint64_t timeout_ns =
-        static_cast<uint64_t>(options_.timeout_ms) * 1'000'000ULL;
-    uint64_t next_scan = r_->start_ns + kScanIntervalNs;
-    uint64_t now = r_->start_ns;
+  // One turn: sends for sending_ns (or until the count is sent), then waits
+  // up to drain_ns for the answers outstanding. Returns false on a socket
+  // error that ends the run.
+  bool Turn(uint64_t sending_ns, uint64_t drain_ns) {
+    turn_start_ns_ = MonotonicNs();
+    const uint64_t end_ns = SendingEndNs(turn_start_ns_, sending_ns);
+    uint64_t next_scan = turn_start_ns_ + kScanIntervalNs;
+    uint64_t now = turn_start_ns_;
     while (now < end_ns && QueriesLeft(options_, r_->sent) > 0) {
       if (!SendRound(now)) return false;
       if (!ReceiveRound()) return false;
       now = MonotonicNs();
       if (now >= next_scan) {
-        ExpireOlderThan(now, timeout_ns);
+        ExpireOlderThan(now, timeout_ns_);
         next_scan = now + kScanIntervalNs;
       }
     }
-    r_->stop_ns = now;
-    // Drain: no more sends; wait for what is outstanding, up to the timeout.
-    while (inflight_ > 0 && now < r_->stop_ns + timeout_ns) {
+    r_->sending_ns += now - turn_start_ns_;
+    const uint64_t stop_ns = now;
+    while (inflight_ > 0 && now < stop_ns + drain_ns) {
       if (!ReceiveRound()) return false;
       now = MonotonicNs();
     }
-    ExpireOlderThan(now + timeout_ns, timeout_ns);  // the rest is lost
     return true;
   }
+
+  // Counts what is still outstanding as lost.
+  void Finish() { ExpireOlderThan(MonotonicNs() + timeout_ns_, timeout_ns_); }
 
  private:
   bool SendRound(uint64_t now) {
@@ -95,8 +103,10 @@ class UdpGenerator {
     want = static_cast<size_t>(
         std::min<uint64_t>(want, QueriesLeft(options_, r_->sent)));
     if (options_.rate > 0) {
+      // Due by this server's own sending time (its turns' sum).
       const double due =
-          options_.rate * static_cast<double>(now - r_->start_ns) / 1e9;
+          options_.rate *
+          static_cast<double>(r_->sending_ns + (now - turn_start_ns_)) / 1e9;
       const double behind = due - static_cast<double>(r_->sent);
       want = behind <= 0 ? 0 : std::min(want, static_cast<size_t>(behind));
     }
@@ -239,6 +249,7 @@ class UdpGenerator {
   const int fd_;
   const SocketAddress server_;
   const size_t batch_;
+  const uint64_t timeout_ns_;
   std::vector<Slot> slots_;
   std::deque<uint16_t> free_ids_;  // FIFO: an ID is reused as late as possible
   std::vector<uint8_t> out_bufs_;
@@ -252,26 +263,129 @@ class UdpGenerator {
   uint32_t next_query_ = 0;
   uint64_t passes_ = 0;  // times the mix has been sent whole
   size_t inflight_ = 0;
+  uint64_t turn_start_ns_ = 0;
 };
+
+// An interleaved turn waits this long at most for its last answers: a lost
+// one would otherwise hold the next server's turn for the whole --timeout.
+constexpr uint64_t kTurnDrainNs = 100'000'000;
+// With --cpu-pid, the servers' clocks are read this long after the last turn:
+// what a server defers past its answers (a log writer's next flush) counts.
+constexpr timespec kCpuSettle = {.tv_sec = 0, .tv_nsec = 250'000'000};
+
+// One server of the run: its socket, generator and process clock.
+struct Target {
+  OwnedFd socket;
+  std::unique_ptr<UdpGenerator> generator;
+  std::optional<ProcessCpu> cpu;
+};
+
+bool OpenTarget(const LoadgenOptions& options, const QuerySet& queries,
+                size_t i, const SocketAddress& server, RunResult* result,
+                Target* target) {
+  OwnedFd fd(
+      ::socket(server.family(), SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (fd.get() < 0 || (options.sources == 0 &&
+                       ::connect(fd.get(), server.get(), server.length) != 0)) {
+    std::fprintf(stderr, "ax_loadgen: %s\n",
+                 ErrnoMessage("connect " + options.servers[i]).c_str());
+    return false;
+  }
+  RaiseSocketBuffers(fd.get(), 4 << 20);
+  if (!options.cpu_pids.empty()) {
+    target->cpu.emplace(options.cpu_pids[i]);
+    if (!target->cpu->ok()) {
+      std::fprintf(stderr, "ax_loadgen: no process %d (--cpu-pid)\n",
+                   options.cpu_pids[i]);
+      return false;
+    }
+  }
+  target->generator = std::make_unique<UdpGenerator>(options, queries, fd.get(),
+                                                     server, result);
+  target->socket = std::move(fd);
+  return true;
+}
+
+// Every target's CPU time so far (0 without --cpu-pid); false, with a
+// message, when a server's process has gone.
+bool ReadCpu(const LoadgenOptions& options, const std::vector<Target>& targets,
+             std::vector<int64_t>* ns) {
+  ns->assign(targets.size(), 0);
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (!targets[i].cpu) continue;
+    (*ns)[i] = targets[i].cpu->Ns();
+    if ((*ns)[i] < 0) {
+      std::fprintf(stderr, "ax_loadgen: process %d (--cpu-pid) has gone\n",
+                   options.cpu_pids[i]);
+      return false;
+    }
+  }
+  return true;
+}
 
 }  // namespace
 
 bool RunUdp(const LoadgenOptions& options, const QuerySet& queries,
-            const SocketAddress& server, RunResult* result) {
-  const int fd =
-      ::socket(server.family(), SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0 || (options.sources == 0 &&
-                 ::connect(fd, server.get(), server.length) != 0)) {
-    std::fprintf(stderr, "ax_loadgen: %s\n",
-                 ErrnoMessage("connect " + options.server).c_str());
-    if (fd >= 0) ::close(fd);
-    return false;
+            const std::vector<SocketAddress>& servers,
+            std::vector<RunResult>* results) {
+  const size_t n = servers.size();
+  results->assign(n, RunResult{});
+  std::vector<Target> targets(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!OpenTarget(options, queries, i, servers[i], &(*results)[i],
+                    &targets[i])) {
+      return false;
+    }
   }
-  RaiseSocketBuffers(fd, 4 << 20);
-  UdpGenerator generator(options, queries, fd, server, result);
-  const bool ok = generator.Run();
-  ::close(fd);
-  return ok;
+  const uint64_t sending_ns = SendingNs(options);
+  const uint64_t timeout_ns =
+      static_cast<uint64_t>(options.timeout_ms) * 1'000'000ULL;
+  const bool interleaved = n > 1;
+  const uint64_t turn_ns =
+      interleaved ? static_cast<uint64_t>(options.slice_ms) * 1'000'000ULL
+                  : sending_ns;
+  const uint64_t drain_ns =
+      interleaved ? std::min(timeout_ns, kTurnDrainNs) : timeout_ns;
+  // Interleaved, each server first has one turn that is not counted: the
+  // first turn of a run is the generator's cold start (its caches, its
+  // tables' first use), and would slow whichever server comes first.
+  if (interleaved) {
+    for (size_t i = 0; i < n; ++i) {
+      if (!targets[i].generator->Turn(turn_ns, drain_ns)) return false;
+      targets[i].generator->Finish();  // nothing outstanding carries over
+      (*results)[i] = RunResult{};
+    }
+  }
+  std::vector<int64_t> cpu_start;
+  if (!ReadCpu(options, targets, &cpu_start)) return false;
+  // Round-robin turns, until every server has had its sending time (all
+  // end together: each turn is the same length, the last one shortened).
+  for (bool more = true; more;) {
+    more = false;
+    for (size_t i = 0; i < n; ++i) {
+      RunResult& r = (*results)[i];
+      if (r.sending_ns >= sending_ns || QueriesLeft(options, r.sent) == 0) {
+        continue;
+      }
+      if (!targets[i].generator->Turn(
+              std::min(turn_ns, sending_ns - r.sending_ns), drain_ns)) {
+        return false;
+      }
+      if (interleaved) ++r.turns;
+      more = true;
+    }
+  }
+  for (Target& t : targets) t.generator->Finish();
+  // A server's CPU over the whole run, its idle time in the others' turns
+  // included: whatever it spends, and when, is its cost.
+  if (options.cpu_pids.empty()) return true;
+  ::nanosleep(&kCpuSettle, nullptr);
+  std::vector<int64_t> cpu_end;
+  if (!ReadCpu(options, targets, &cpu_end)) return false;
+  for (size_t i = 0; i < n; ++i) {
+    (*results)[i].cpu_ns = cpu_end[i] - cpu_start[i];
+  }
+  return true;
 }
 
 }  // namespace ax::bench

@@ -2,6 +2,8 @@
 #ifndef AX_TESTS_BENCH_TOOLS_UDP_GENERATOR_H_
 #define AX_TESTS_BENCH_TOOLS_UDP_GENERATOR_H_
 
+#include <vector>
+
 #include "loadgen_options.h"
 #include "loadgen_report.h"
 #include "net_util.h"
@@ -10,10 +12,12 @@
 namespace ax::bench {
 
 // Sends the load for --duration (or --count queries), then waits up to
-// --timeout for the answers outstanding. Returns false (message on stderr) on a
-// socket error that ends the run.
+// --timeout for the answers outstanding; to several servers, in turns of
+// --slice-ms (loadgen_options.h), one result each. Returns false (message on
+// stderr) on a socket error that ends the run.
 bool RunUdp(const LoadgenOptions& options, const QuerySet& queries,
-            const SocketAddress& server, RunResult* result);
+            const std::vector<SocketAddress>& servers,
+            std::vector<RunResult>* results);
 
 }  // namespace ax::bench
 
