@@ -258,6 +258,11 @@ def paired_section(meta, pairs, titles):
             f"| {at_bar} "
             f"| {median([a for _, a, _ in rows]):.2f} vs {median([b for _, _, b in rows]):.2f} µs "
             f"| {sum(a <= b for _, a, b in rows)} of {len(rows)} |")
+    aa = [q for q, _, _ in paired(pairs, "noop", "noop-b")]
+    if aa:
+        lines += ["", f"The rounds' own resolution (A/A): two identical no-op responders in the "
+                  f"same rounds read {median(aa):.3f} of each other by the median "
+                  f"({min(aa):.3f}-{max(aa):.3f} by round)."]
     return lines
 
 

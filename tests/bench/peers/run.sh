@@ -23,7 +23,8 @@
 # are judged by and fast (a shared VM's rate moves by ±10 % from one second to the
 # next), falls on all of them alike. With
 # --ax-dns-b, a second ax-dns binary (another tree's build) joins them as ax-geo-b:
-# the A/B of a query-path change, in the same rounds as the no-op responder.
+# the A/B of a query-path change, in the same rounds as the no-op responder. A second
+# no-op responder (noop-b) joins them too: an A/A, the rounds' own resolution.
 # Then a loss check on ax-dns at 80% of its median peak (open loop), its
 # memory (VmRSS, RssAnon, RssFile; the mapped .mmdb files) after that and after a
 # burst of random public /24s, then the section of docs/benchmarks.md between
@@ -378,6 +379,9 @@ fi
 # --- paired rounds: ax-geo and its close peers back to back ------------------------
 paired=()
 for s in ax-geo ax-geo-b gdnsd-geoip noop; do in_run "$s" && paired+=("$s"); done
+# A second no-op responder: two identical servers in the same rounds read the
+# method's own resolution on this host (an A/A), beside the rows it judges.
+in_run noop && paired+=(noop-b)
 if ((PAIRS > 0 && ${#paired[@]} >= 2)) && in_run ax-geo; then
   log "paired rounds: ${paired[*]}, $PAIRS round(s) of ${PAIR_SECONDS}s per measurement"
   for s in "${paired[@]}"; do

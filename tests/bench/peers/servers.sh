@@ -20,6 +20,7 @@ declare -A SERVER_TITLE=(
   [noop]="no-op responder (recvmmsg/sendmmsg, fixed answer)"
   [ax-geo]="ax-dns: api (geo + ASN + ECS + WeightedRandom), shipped defaults (RRL, decision log, metrics)"
   [ax-geo-b]="ax-dns: api as ax-geo, the --ax-dns-b binary"
+  [noop-b]="a second no-op responder (the paired rounds' A/A)"
   [ax-norrl]="ax-dns: api as ax-geo, RRL and decision log off"
   [ax-static]="ax-dns: www without ECS (RegionPriority), RRL off"
   [knot]="knotd 3.2, static zone"
@@ -57,7 +58,7 @@ server_prepare() {
   QNAME=api.example.test
   USE_ECS=1
   case "$name" in
-    noop)
+    noop | noop-b)
       CMD=("$TOOLS/ax_noop_responder" --listen "127.0.0.1:$PORT")
       ;;
     ax-geo | ax-geo-b | ax-static | ax-norrl)
