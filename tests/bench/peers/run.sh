@@ -15,8 +15,8 @@
 # After the runs, the scaling step: the --scaling servers with their default
 # threading (ax-dns: a UDP worker per core), unpinned, the generator on CPU 0
 # sharing a core with them, closed loop once per run.
-# After the runs, the paired step (--pairs rounds): ax-geo, gdnsd-geoip and the no-op
-# responder all started at once and measured interleaved (one ax_loadgen sends to each
+# After the runs, the paired step (--pairs rounds): ax-geo, ax-norrl (what the shipped
+# defaults cost), gdnsd-geoip and the no-op responder all started at once and measured interleaved (one ax_loadgen sends to each
 # in turn for --slice-ms until each has had --pair-seconds), each round in alternating
 # order, at saturation and at the CPU step's rate (each server's CPU time from its
 # process clock over the whole interleaved run): the host's drift, larger than the gaps these servers
@@ -378,7 +378,7 @@ fi
 
 # --- paired rounds: ax-geo and its close peers back to back ------------------------
 paired=()
-for s in ax-geo ax-geo-b gdnsd-geoip noop; do in_run "$s" && paired+=("$s"); done
+for s in ax-geo ax-geo-b ax-norrl gdnsd-geoip noop; do in_run "$s" && paired+=("$s"); done
 # A second no-op responder: two identical servers in the same rounds read the
 # method's own resolution on this host (an A/A), beside the rows it judges.
 in_run noop && paired+=(noop-b)
