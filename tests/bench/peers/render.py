@@ -86,7 +86,7 @@ def render(out):
              "generator (`tests/bench/tools/loadgen.cc`, sendmmsg/recvmmsg, 500 in flight, "
              "from many loopback /24s as resolvers send). Peer configurations: "
              "`tests/bench/peers/servers.sh` and `zones/`; ax-dns as shipped (RRL, decision "
-             "log and metrics on), the peers with RRL off. Rerun: `tests/bench/peers/run.sh` (~45 min; `--quick` for a smoke "
+             "log and metrics on), the peers with RRL off. Rerun: `tests/bench/peers/run.sh` (~55 min; `--quick` for a smoke "
              "test), profile: `tests/bench/peers/profile.sh`.", ""]
     v = meta.get("versions", {})
     lines.append(
