@@ -16,12 +16,12 @@
 # threading (ax-dns: a UDP worker per core), unpinned, the generator on CPU 0
 # sharing a core with them, closed loop once per run.
 # After the runs, the paired step (--pairs rounds): ax-geo, ax-norrl (what the shipped
-# defaults cost), gdnsd-geoip and the no-op responder all started at once and measured interleaved (one ax_loadgen sends to each
-# in turn for --slice-ms until each has had --pair-seconds), each round in alternating
-# order, at saturation and at the CPU step's rate (each server's CPU time from its
-# process clock over the whole interleaved run): the host's drift, larger than the gaps these servers
-# are judged by and fast (a shared VM's rate moves by ±10 % from one second to the
-# next), falls on all of them alike. With
+# defaults cost), gdnsd-geoip and the no-op responder all started at once and measured
+# interleaved (one ax_loadgen sends to each in turn for --slice-ms until each has had
+# --pair-seconds), each round in alternating order, at saturation and at the CPU step's
+# rate (each server's CPU time from its process clock over the whole interleaved run):
+# the host's drift, larger than the gaps these servers are judged by and fast (a shared
+# VM's rate moves by ±10 % from one second to the next), falls on all of them alike. With
 # --ax-dns-b, a second ax-dns binary (another tree's build) joins them as ax-geo-b:
 # the A/B of a query-path change, in the same rounds as the no-op responder. A second
 # no-op responder (noop-b) joins them too: an A/A, the rounds' own resolution.
@@ -55,8 +55,9 @@ usage: tests/bench/peers/run.sh [--quick] [flags]
                      [default: ax-geo,ax-static,knot,nsd,gdnsd,gdnsd-geoip]
   --connections N    TCP connections [default: 64]
   --pipeline N       TCP queries outstanding per connection [default: 16]
-  --pairs N          paired rounds of ax-geo against gdnsd-geoip and the no-op
-                     responder (those of --servers), back to back [default: 8; 0: none]
+  --pairs N          paired rounds of ax-geo against ax-norrl, gdnsd-geoip and the
+                     no-op responder (those of --servers; a second no-op with it),
+                     interleaved [default: 8; 0: none]
   --pair-seconds S   seconds each server is sent to per measurement of a paired
                      round [default: 5]
   --slice-ms MS      the paired rounds' turn: each server's share of the load in
@@ -376,7 +377,7 @@ if ((${#scaling[@]})); then
   SERVER_CPU="$saved_cpu" THREADS=1
 fi
 
-# --- paired rounds: ax-geo and its close peers back to back ------------------------
+# --- paired rounds: ax-geo and its close peers, interleaved -----------------------
 paired=()
 for s in ax-geo ax-geo-b ax-norrl gdnsd-geoip noop; do in_run "$s" && paired+=("$s"); done
 # A second no-op responder: two identical servers in the same rounds read the

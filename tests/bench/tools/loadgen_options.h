@@ -37,6 +37,11 @@ struct LoadgenOptions {
   std::string output;               // JSON file; stdout when empty
 };
 
+// --timeout in nanoseconds: an unanswered query is lost after this.
+inline uint64_t TimeoutNs(const LoadgenOptions& options) {
+  return static_cast<uint64_t>(options.timeout_ms) * 1'000'000ULL;
+}
+
 // How long one server is sent to: duration_s, or no limit (the count ends it).
 inline uint64_t SendingNs(const LoadgenOptions& options) {
   if (options.count > 0) return std::numeric_limits<uint64_t>::max();

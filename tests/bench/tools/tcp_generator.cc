@@ -89,8 +89,7 @@ class TcpGenerator {
     r_->reconnects = 0;  // the first opens are not reconnects
     start_ns_ = MonotonicNs();
     const uint64_t end_ns = SendingEndNs(start_ns_, SendingNs(options_));
-    const uint64_t timeout_ns =
-        static_cast<uint64_t>(options_.timeout_ms) * 1'000'000ULL;
+    const uint64_t timeout_ns = TimeoutNs(options_);
     uint64_t next_scan = start_ns_ + kScanIntervalNs;
     uint64_t now = start_ns_;
     while (now < end_ns && QueriesLeft(options_, r_->sent) > 0) {

@@ -48,7 +48,7 @@ class UdpGenerator {
         fd_(fd),
         server_(server),
         batch_(static_cast<size_t>(options.batch)),
-        timeout_ns_(static_cast<uint64_t>(options.timeout_ms) * 1'000'000ULL),
+        timeout_ns_(TimeoutNs(options)),
         slots_(kIds),
         out_bufs_(batch_ * 512),
         in_bufs_(batch_ * kMaxAnswer),
@@ -338,8 +338,7 @@ bool RunUdp(const LoadgenOptions& options, const QuerySet& queries,
     }
   }
   const uint64_t sending_ns = SendingNs(options);
-  const uint64_t timeout_ns =
-      static_cast<uint64_t>(options.timeout_ms) * 1'000'000ULL;
+  const uint64_t timeout_ns = TimeoutNs(options);
   const bool interleaved = n > 1;
   const uint64_t turn_ns =
       interleaved ? static_cast<uint64_t>(options.slice_ms) * 1'000'000ULL
