@@ -284,6 +284,16 @@ def sequential(ok, judged_by_pairs):
     return f"reference ({'met' if ok else 'not met'}; the paired row judges)"
 
 
+def paired_median_row(by_peer, peer, target):
+    """The target row judged by the median of ax-geo / peer over the paired rounds."""
+    rows = by_peer[peer]
+    if not rows:
+        return []
+    r = median([q for q, _, _ in rows])
+    return [f"| paired: {target} | ax-geo / {peer} = {ratio(r)}, median of {len(rows)} rounds "
+            f"| {verdict(r >= PAIRED_BARS[peer])} |"]
+
+
 def run_ratios(table, a, b, kind):
     runs = sorted({r["run"] for r in table.get(a, [])})
     return [run_ratio(table, a, b, kind, run) for run in runs]
@@ -299,15 +309,16 @@ def targets(out, table, servers, pairs, interleaved):
     intro = ("Targets (issues 4 and 20; per core, geo classification + ECS + weighted pick on "
              "every query, i.e. `ax-dns: api` as shipped: RRL, decision log and metrics on; "
              "judged on ax_loadgen, the generator that does not saturate first)")
-    noop = [qps_of(r, "ours") for r in table.get("noop", []) if r.get("ours")]
     if interleaved and pairs:
         intro += (". Where the interleaved paired rounds measured a target they judge it, and "
                   "the sequential row stays as a reference: a server's sequential runs are "
                   "minutes apart, and the host drifts more between minutes than the gaps judged")
+        noop = [qps_of(r, "ours") for r in table.get("noop", []) if r.get("ours")]
         if len(noop) > 1:
             intro += f" (the no-op responder {kqps(min(noop))}-{kqps(max(noop))} by run here)"
     lines = ["", intro + ":", "", "| Target | Measured | Result |", "|---|---|---|"]
-    judged = {p: interleaved and bool(paired(pairs, "ax-geo", p)) for p in PAIRED_BARS}
+    by_peer = {p: paired(pairs, "ax-geo", p) for p in PAIRED_BARS}
+    judged = {p: interleaved and bool(rows) for p, rows in by_peer.items()}
     if table.get("gdnsd-geoip"):  # run in the sequential rounds
         each = run_ratios(table, "ax-geo", "gdnsd-geoip", "ours")
         rd = median_ratio(table, "ax-geo", "gdnsd-geoip", "dnsperf")
@@ -321,7 +332,7 @@ def targets(out, table, servers, pairs, interleaved):
             lines.append(f"| CPU per query at a fixed offered rate ≤ gdnsd-geoip's | "
                          f"{ours:.2f} µs vs {theirs:.2f} µs "
                          f"| {sequential(ours <= theirs, judged['gdnsd-geoip'])} |")
-    rows = paired(pairs, "ax-geo", "gdnsd-geoip")
+    rows = by_peer["gdnsd-geoip"]
     if rows:
         lines.append(f"| paired: ≥ gdnsd-geoip in every round | {len(rows)} rounds: ratios "
                      f"{', '.join(ratio(q) for q, _, _ in rows)} "
@@ -341,23 +352,15 @@ def targets(out, table, servers, pairs, interleaved):
         result = sequential(r is not None and r >= PAIRED_BARS["noop"], judged["noop"])
         lines.append(f"| ≥ 92% of the no-op responder | {ratio(r)} of it (dnsperf: {ratio(rd)}) "
                      f"| {result} |")
-    rows = paired(pairs, "ax-geo", "noop")
-    if rows:
-        r = median([q for q, _, _ in rows])
-        lines.append(f"| paired: ≥ 92% of the no-op responder | {ratio(r)} of it, median of "
-                     f"{len(rows)} rounds | {verdict(r >= PAIRED_BARS['noop'])} |")
+    lines += paired_median_row(by_peer, "noop", "≥ 92% of the no-op responder")
     if table.get("ax-norrl"):
         r = median_ratio(table, "ax-geo", "ax-norrl", "ours")
         result = sequential(r is not None and r >= PAIRED_BARS["ax-norrl"], judged["ax-norrl"])
         lines.append(f"| the shipped defaults limit none of the resolvers' load (RRL, decision "
                      f"log and metrics on vs RRL and log off) | ax-geo / ax-norrl = {ratio(r)} "
                      f"| {result} |")
-    rows = paired(pairs, "ax-geo", "ax-norrl")
-    if rows:
-        r = median([q for q, _, _ in rows])
-        lines.append(f"| paired: the shipped defaults limit none of the resolvers' load | "
-                     f"ax-geo / ax-norrl = {ratio(r)}, median of {len(rows)} rounds "
-                     f"| {verdict(r >= PAIRED_BARS['ax-norrl'])} |")
+    lines += paired_median_row(by_peer, "ax-norrl",
+                               "the shipped defaults limit none of the resolvers' load")
     tcp_peers = [p for p in ("knot", "nsd", "gdnsd") if any(r["tcp"] for r in table.get(p, []))]
     if tcp_peers and any(r["tcp"] for r in table["ax-geo"]):
         each = {p: run_ratios(table, "ax-geo", p, "tcp") for p in tcp_peers}
